@@ -1,0 +1,1 @@
+set(KMS_CUDA_SOURCES)

@@ -1,0 +1,52 @@
+// Choosing and creating an engine.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "kmeans/engine.h"
+
+namespace kms {
+
+enum class BackendKind {
+  Auto,  ///< CUDA when a usable device is present, else CPU (with the reason)
+  Cuda,
+  Cpu,
+};
+
+std::string_view toString(BackendKind kind);
+/// Accepts "auto", "cuda" (also "gpu") and "cpu".
+std::optional<BackendKind> parseBackendKind(std::string_view text);
+
+/// Whether the CUDA backend can run here, and why not.
+struct CudaStatus {
+  bool compiled = false;   ///< this build contains the CUDA backend
+  bool available = false;  ///< compiled and a device answered
+  std::string device;      ///< device name when available
+  std::string reason;      ///< why not available ("built without CUDA", "no CUDA device: ...")
+};
+
+/// Probes the CUDA runtime once per process (cached). Never throws.
+CudaStatus cudaStatus();
+
+struct EngineOptions {
+  int cpu_threads = 0;  ///< CPU backend threads; ≤ 0 = all hardware threads
+  int cuda_device = 0;  ///< CUDA device ordinal
+};
+
+struct CreatedEngine {
+  std::unique_ptr<Engine> engine;
+  BackendKind kind = BackendKind::Cpu;  ///< what was created (never Auto)
+  std::string note;  ///< with Auto: why the CPU was chosen, empty otherwise
+};
+
+/// Creates an engine. With Cuda and no usable device, throws DeviceError with the reason.
+/// With Auto, falls back to the CPU and says why in CreatedEngine::note.
+CreatedEngine createEngine(BackendKind kind, const EngineOptions& options = {});
+
+/// The CPU backend directly (used as the reference in tests).
+std::unique_ptr<Engine> createCpuEngine(int threads = 0);
+
+}  // namespace kms

@@ -1,0 +1,59 @@
+// Parameters of one k-means run, shared by every backend.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace kms {
+
+/// How the first k centroids are chosen.
+enum class InitMethod {
+  Random,          ///< k distinct points drawn uniformly (Floyd's algorithm on the seed).
+  KMeansPlusPlus,  ///< D² sampling (Arthur & Vassilvitskii), weighted by the point weights.
+  Given,           ///< KMeansConfig::initial_centroids, k × d in data units.
+};
+
+/// What happens to a cluster that received no points (or zero total weight) in an iteration.
+enum class EmptyClusterPolicy {
+  KeepCentroid,    ///< The centroid stays where it was.
+  ReseedFarthest,  ///< The centroid jumps to the point farthest from its own centroid; with m empty
+                   ///< clusters the m farthest distinct points are used, farthest first, ties to
+                   ///< the lower point index.
+};
+
+/// Largest k any backend accepts (labels are stored in 16 bits on the GPU).
+inline constexpr int kMaxClusters = 65535;
+
+/// Settings of a run. Defaults are what the GUI and the CLI start with.
+struct KMeansConfig {
+  int k = 8;                 ///< Number of clusters, 1 ≤ k ≤ min(N, kMaxClusters).
+  int max_iterations = 100;  ///< Hard cap on Lloyd iterations (≥ 1).
+  /// Convergence threshold (≥ 0): a run has converged after an iteration in which no point
+  /// changed cluster, or the fraction of points that changed cluster is below `tolerance`, or
+  /// the largest centroid shift divided by the data scale (largest per-dimension range) is
+  /// below `tolerance`.
+  double tolerance = 1e-4;
+  InitMethod init = InitMethod::KMeansPlusPlus;
+  std::uint64_t seed = 1;  ///< Same data + same config + same seed ⇒ bit-identical results.
+  EmptyClusterPolicy empty_clusters = EmptyClusterPolicy::ReseedFarthest;
+  /// k × d row-major, in data units; used only with InitMethod::Given.
+  std::vector<float> initial_centroids;
+};
+
+/// Throws InvalidArgument if `config` cannot be used on data of n points of d dimensions.
+/// Messages are complete sentences fit to show a user ("k = 20 is larger than the number of
+/// points (12)").
+void validateConfig(const KMeansConfig& config, std::size_t n, int d);
+
+std::string_view toString(InitMethod method);
+std::string_view toString(EmptyClusterPolicy policy);
+/// Accepts "random", "kmeans++" (also "k-means++", "plusplus"), "given".
+std::optional<InitMethod> parseInitMethod(std::string_view text);
+/// Accepts "keep" and "reseed" (also "farthest").
+std::optional<EmptyClusterPolicy> parseEmptyClusterPolicy(std::string_view text);
+
+}  // namespace kms

@@ -1,0 +1,96 @@
+// The one interface every k-means backend implements.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "kmeans/config.h"
+#include "kmeans/data.h"
+
+namespace kms {
+
+/// Milliseconds spent in each stage of one iteration. GPU stages are measured with CUDA events
+/// on the device; CPU stages with a steady clock.
+struct StageTimings {
+  double assign_ms = 0.0;  ///< nearest-centroid search (fused with the per-block partial sums)
+  double reduce_ms = 0.0;  ///< reduction of partial sums, inertia and changed count
+  double update_ms = 0.0;  ///< new centroids, empty clusters, shift and convergence test
+  double copy_ms = 0.0;    ///< snapshot copy to host (GPU: on the copy stream, overlapped)
+  /// Compute time of the iteration (copy-out runs beside it and is not included).
+  double computeMs() const { return assign_ms + reduce_ms + update_ms; }
+};
+
+/// What one Lloyd iteration did.
+struct IterationStats {
+  int iteration = 0;     ///< 1 for the first iteration
+  double inertia = 0.0;  ///< Σ w·‖x − c_label‖² with the centroids the points were assigned to
+  std::size_t changed = 0;  ///< points whose label differs from the previous iteration (N at 1)
+  double max_shift = 0.0;   ///< largest centroid move in this iteration's update, in data units
+  int empty_clusters = 0;   ///< clusters that received no weight (handled per the empty policy)
+  bool converged = false;   ///< the convergence test of KMeansConfig::tolerance passed
+  StageTimings ms;
+};
+
+/// A consistent picture of one iteration: the labels it assigned and the centroids its update
+/// produced (the means of those labels, after empty-cluster handling). Before the first
+/// iteration, `iteration` is 0, `labels` is empty and `centroids` holds the initial centroids.
+struct Snapshot {
+  int iteration = 0;
+  std::size_t n = 0;
+  int k = 0;
+  int d = 0;
+  std::vector<float> centroids;      ///< k × d, data units
+  std::vector<std::int32_t> labels;  ///< n values in [0, k)
+  IterationStats stats;              ///< stats of `iteration` (zero at iteration 0)
+};
+
+/// Which implementation an engine is and what it runs on.
+struct BackendInfo {
+  std::string backend;  ///< "cpu" or "cuda"
+  std::string device;   ///< e.g. "NVIDIA H100 80GB HBM3" or "CPU, 16 threads"
+};
+
+/// Exact Lloyd k-means. Typical use:
+///   engine->setData(view); engine->initialize(config);
+///   while (!engine->finished()) stats = engine->step();
+/// An engine is used from one thread at a time.
+class Engine {
+ public:
+  virtual ~Engine() = default;
+
+  virtual BackendInfo info() const = 0;
+
+  /// Takes the data (validated; see summarizeData). Resets any run in progress.
+  virtual void setData(const DataView& data) = 0;
+
+  /// Validates `config` against the data and places the initial centroids (iteration 0).
+  virtual void initialize(const KMeansConfig& config) = 0;
+
+  /// Runs one Lloyd iteration: assign, reduce, update. Throws std::logic_error before
+  /// initialize(), DeviceError on GPU failures.
+  virtual IterationStats step() = 0;
+
+  /// Copies the latest completed iteration (or the initial centroids) into `out`, reusing its
+  /// buffers. Never observes a half-updated state.
+  virtual void snapshot(Snapshot& out) = 0;
+
+  /// Number of completed iterations since initialize().
+  virtual int iteration() const = 0;
+  /// The last iteration passed the convergence test.
+  virtual bool converged() const = 0;
+  /// Converged, or max_iterations reached.
+  bool finished() const;
+
+  /// Steps until finished() or until `onIteration` returns false. Returns the last stats.
+  IterationStats run(const std::function<bool(const IterationStats&)>& onIteration = {});
+
+  const KMeansConfig& config() const { return config_; }
+
+ protected:
+  KMeansConfig config_;
+};
+
+}  // namespace kms

@@ -1,0 +1,76 @@
+#include "common/seeding.h"
+
+#include <unordered_set>
+
+namespace kms::seeding {
+namespace {
+
+constexpr std::uint64_t kStreamRandomInit = 0x52414e44;  // "RAND"
+constexpr std::uint64_t kStreamPlusPlus = 0x4b4d5050;    // "KMPP"
+
+std::uint64_t splitmix64(std::uint64_t z) {
+  z += 0x9e3779b97f4a7c15ULL;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+/// Uniform integer in [0, bound) by multiply-high (Lemire), bias < 2^-64 · bound.
+std::uint64_t below(std::uint64_t h, std::uint64_t bound) {
+  __extension__ using u128 = unsigned __int128;
+  return static_cast<std::uint64_t>((static_cast<u128>(h) * bound) >> 64);
+}
+
+}  // namespace
+
+std::uint64_t hash(std::uint64_t seed, std::uint64_t stream, std::uint64_t counter) {
+  return splitmix64(splitmix64(seed ^ splitmix64(stream)) + counter);
+}
+
+double uniform(std::uint64_t seed, std::uint64_t stream, std::uint64_t counter) {
+  return static_cast<double>(hash(seed, stream, counter) >> 11) * 0x1.0p-53;
+}
+
+std::vector<std::size_t> distinctIndices(std::size_t n, int k, std::uint64_t seed) {
+  std::vector<std::size_t> picked;
+  picked.reserve(static_cast<std::size_t>(k));
+  std::unordered_set<std::size_t> taken;
+  taken.reserve(static_cast<std::size_t>(k) * 2);
+  std::uint64_t counter = 0;
+  // Floyd: for j = n−k .. n−1 draw t in [0, j]; take t unless already taken, then take j.
+  for (std::size_t j = n - static_cast<std::size_t>(k); j < n; ++j) {
+    const std::size_t t = below(hash(seed, kStreamRandomInit, counter++), j + 1);
+    const std::size_t chosen = taken.count(t) ? j : t;
+    taken.insert(chosen);
+    picked.push_back(chosen);
+  }
+  return picked;
+}
+
+double plusPlusUniform(std::uint64_t seed, int j) {
+  return uniform(seed, kStreamPlusPlus, static_cast<std::uint64_t>(j));
+}
+
+ChunkPick pickChunk(const std::vector<double>& chunk_sums, double u) {
+  double total = 0.0;
+  for (double s : chunk_sums) total += s;
+  ChunkPick pick;
+  if (!(total > 0.0)) return pick;
+  double target = u * total;
+  long long last_nonzero = -1;
+  for (std::size_t c = 0; c < chunk_sums.size(); ++c) {
+    if (chunk_sums[c] > 0.0) last_nonzero = static_cast<long long>(c);
+    if (target < chunk_sums[c]) {
+      pick.chunk = static_cast<long long>(c);
+      pick.target = target;
+      return pick;
+    }
+    target -= chunk_sums[c];
+  }
+  // Rounding pushed the draw past the end: take the last chunk with mass, at its end.
+  pick.chunk = last_nonzero;
+  pick.target = chunk_sums[static_cast<std::size_t>(last_nonzero)];
+  return pick;
+}
+
+}  // namespace kms::seeding

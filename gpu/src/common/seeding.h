@@ -1,0 +1,34 @@
+// Deterministic random choices made on the host for every backend: which points a random
+// initialisation takes, and the uniform numbers that drive k-means++ sampling. Backends that
+// share these draw identical initial centroids from identical data.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace kms::seeding {
+
+/// Counter-based hash (splitmix64 finaliser): the n-th number of a stream depends only on
+/// (seed, stream, counter), never on how many numbers were drawn before.
+std::uint64_t hash(std::uint64_t seed, std::uint64_t stream, std::uint64_t counter);
+
+/// Uniform double in [0, 1) with 53 random bits.
+double uniform(std::uint64_t seed, std::uint64_t stream, std::uint64_t counter);
+
+/// k distinct indices in [0, n), uniformly chosen (Floyd's algorithm), in the order drawn.
+std::vector<std::size_t> distinctIndices(std::size_t n, int k, std::uint64_t seed);
+
+/// The uniform number of k-means++ step j (the j-th centroid, 0-based).
+double plusPlusUniform(std::uint64_t seed, int j);
+
+/// Index picked by D² sampling given chunk sums of p (chunk c covers points
+/// [c·chunk, (c+1)·chunk)). Returns the chunk holding the draw and the remaining target inside
+/// it, or chunk = -1 when the total is zero (all remaining mass is zero).
+struct ChunkPick {
+  long long chunk = -1;
+  double target = 0.0;  ///< draw minus the sum of all earlier chunks
+};
+ChunkPick pickChunk(const std::vector<double>& chunk_sums, double u);
+
+}  // namespace kms::seeding

@@ -1,0 +1,319 @@
+#include "cpu/cpu_engine.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+#include <string>
+
+#include "common/constants.h"
+#include "common/convergence.h"
+#include "common/exact_math.h"
+#include "common/seeding.h"
+#include "kmeans/errors.h"
+
+namespace kms {
+namespace {
+
+constexpr std::size_t kAssignChunk = 8192;
+
+using Clock = std::chrono::steady_clock;
+double msSince(Clock::time_point t) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
+}
+
+std::size_t chunkCount(std::size_t n, std::size_t chunk) { return (n + chunk - 1) / chunk; }
+
+}  // namespace
+
+CpuEngine::CpuEngine(int threads) : pool_(threads) {}
+
+BackendInfo CpuEngine::info() const {
+  return {"cpu", "CPU, " + std::to_string(pool_.size()) + " thread" + (pool_.size() == 1 ? "" : "s")};
+}
+
+void CpuEngine::setData(const DataView& data) {
+  summary_ = summarizeData(data, pool_.size());
+  data_ = data;
+  d_ = data.d;
+  has_data_ = true;
+  initialized_ = false;
+  iteration_ = 0;
+  converged_ = false;
+  coord_scale_.resize(d_);
+  for (int c = 0; c < d_; ++c) coord_scale_[c] = exact::pow2f(summary_.fixed.coord_exp[c]);
+  weight_scale_ = exact::pow2f(summary_.fixed.weight_exp);
+}
+
+void CpuEngine::centreInto(std::size_t i, float* out) const {
+  const float* x = data_.points + i * static_cast<std::size_t>(d_);
+  for (int c = 0; c < d_; ++c) out[c] = exact::sub(x[c], summary_.mid[c]);
+}
+
+void CpuEngine::initialize(const KMeansConfig& config) {
+  if (!has_data_) throw std::logic_error("CpuEngine::initialize called before setData");
+  validateConfig(config, data_.n, d_);
+  config_ = config;
+  k_ = config.k;
+  k_padded_ = (k_ + 7) & ~7;
+  centroids_.assign(static_cast<std::size_t>(k_) * d_, 0.0f);
+  switch (config.init) {
+    case InitMethod::Random: initRandom(); break;
+    case InitMethod::KMeansPlusPlus: initPlusPlus(); break;
+    case InitMethod::Given: initGiven(); break;
+  }
+  previous_ = centroids_;
+  labels_.assign(data_.n, -1);
+  accumulators_.assign(static_cast<std::size_t>(pool_.size()), Accumulator{});
+  for (auto& acc : accumulators_) {
+    acc.coord.assign(static_cast<std::size_t>(k_) * d_, 0);
+    acc.weight.assign(k_, 0);
+  }
+  distance_scratch_.assign(static_cast<std::size_t>(pool_.size()),
+                           std::vector<float>(static_cast<std::size_t>(k_padded_) + d_));
+  chunk_inertia_.assign(chunkCount(data_.n, kAssignChunk), 0.0);
+  iteration_ = 0;
+  converged_ = false;
+  last_ = IterationStats{};
+  initialized_ = true;
+}
+
+void CpuEngine::initRandom() {
+  const auto picks = seeding::distinctIndices(data_.n, k_, config_.seed);
+  for (int j = 0; j < k_; ++j) centreInto(picks[j], &centroids_[static_cast<std::size_t>(j) * d_]);
+}
+
+void CpuEngine::initGiven() {
+  for (std::size_t i = 0; i < centroids_.size(); ++i)
+    centroids_[i] = exact::sub(config_.initial_centroids[i], summary_.mid[i % d_]);
+}
+
+void CpuEngine::initPlusPlus() {
+  const std::size_t n = data_.n;
+  const std::size_t chunks = chunkCount(n, kSamplingChunk);
+  std::vector<float> d2(n, 0.0f);
+  std::vector<double> sums(chunks);
+  std::vector<std::vector<float>> scratch(static_cast<std::size_t>(pool_.size()),
+                                          std::vector<float>(d_));
+  auto mass = [&](std::size_t i, int j) -> float {  // p_i of step j
+    const float w = data_.weights ? data_.weights[i] : 1.0f;
+    if (j == 0) return w;
+    return data_.weights ? exact::mul(w, d2[i]) : d2[i];
+  };
+  for (int j = 0; j < k_; ++j) {
+    const float* newest = j > 0 ? &centroids_[static_cast<std::size_t>(j - 1) * d_] : nullptr;
+    pool_.parallelFor(chunks, [&](std::size_t c, int worker) {
+      float* x = scratch[worker].data();
+      const std::size_t begin = c * kSamplingChunk, end = std::min(n, begin + kSamplingChunk);
+      double s = 0.0;
+      for (std::size_t i = begin; i < end; ++i) {
+        if (newest) {
+          centreInto(i, x);
+          const float dn = exact::squaredDistance(x, newest, d_);
+          if (j == 1 || dn < d2[i]) d2[i] = dn;
+        }
+        s += mass(i, j);
+      }
+      sums[c] = s;
+    });
+    const double u = seeding::plusPlusUniform(config_.seed, j);
+    const seeding::ChunkPick pick = seeding::pickChunk(sums, u);
+    std::size_t chosen;
+    if (pick.chunk < 0) {
+      chosen = std::min(n - 1, static_cast<std::size_t>(u * static_cast<double>(n)));
+    } else {
+      const std::size_t begin = static_cast<std::size_t>(pick.chunk) * kSamplingChunk;
+      const std::size_t end = std::min(n, begin + kSamplingChunk);
+      double prefix = 0.0;
+      std::size_t last_positive = begin;
+      chosen = end;
+      for (std::size_t i = begin; i < end; ++i) {
+        const float p = mass(i, j);
+        if (p > 0.0f) last_positive = i;
+        prefix += p;
+        if (prefix > pick.target) {
+          chosen = i;
+          break;
+        }
+      }
+      if (chosen == end) chosen = last_positive;
+    }
+    centreInto(chosen, &centroids_[static_cast<std::size_t>(j) * d_]);
+  }
+}
+
+void CpuEngine::transposeCentroids() {
+  transposed_.assign(static_cast<std::size_t>(d_) * k_padded_, 0.0f);
+  for (int j = 0; j < k_; ++j)
+    for (int c = 0; c < d_; ++c)
+      transposed_[static_cast<std::size_t>(c) * k_padded_ + j] =
+          centroids_[static_cast<std::size_t>(j) * d_ + c];
+}
+
+void CpuEngine::assignChunk(std::size_t chunk, Accumulator& acc, std::vector<float>& scratch) {
+  const std::size_t begin = chunk * kAssignChunk;
+  const std::size_t end = std::min(data_.n, begin + kAssignChunk);
+  const int kp = k_padded_;
+  float* dist = scratch.data();
+  float* x = scratch.data() + kp;
+  const bool weighted = data_.weights != nullptr;
+  double inertia = 0.0;
+  for (std::size_t i = begin; i < end; ++i) {
+    centreInto(i, x);
+    // Distances to all centroids, vectorised over centroids: dist[j] = Σ_c (x_c − C[c][j])²,
+    // summed in coordinate order with separately rounded terms (matches exact::squaredDistance).
+    std::fill(dist, dist + kp, 0.0f);
+    for (int c = 0; c < d_; ++c) {
+      const float xv = x[c];
+      const float* col = &transposed_[static_cast<std::size_t>(c) * kp];
+      for (int j = 0; j < kp; ++j) {
+        const float t = xv - col[j];
+        dist[j] = dist[j] + t * t;
+      }
+    }
+    int best = 0;
+    float best_dist = dist[0];
+    for (int j = 1; j < k_; ++j) {
+      if (dist[j] < best_dist) {
+        best_dist = dist[j];
+        best = j;
+      }
+    }
+    const float w = weighted ? data_.weights[i] : 1.0f;
+    inertia += weighted ? static_cast<double>(exact::mul(best_dist, w)) : best_dist;
+    if (labels_[i] != best) {
+      ++acc.changed;
+      labels_[i] = best;
+    }
+    std::int64_t* sums = &acc.coord[static_cast<std::size_t>(best) * d_];
+    for (int c = 0; c < d_; ++c)
+      sums[c] += exact::quantize(weighted ? exact::mul(x[c], w) : x[c], coord_scale_[c]);
+    acc.weight[best] += weighted ? exact::quantize(w, weight_scale_) : 1;
+  }
+  chunk_inertia_[chunk] = inertia;
+}
+
+std::vector<std::size_t> CpuEngine::farthestPoints(int count) {
+  // The `count` points farthest from the centroid they were assigned to, farthest first, ties
+  // to the lower index. Each chunk keeps its own best `count`, then the candidates are merged.
+  using Candidate = std::pair<float, std::size_t>;
+  auto before = [](const Candidate& a, const Candidate& b) {
+    return a.first > b.first || (a.first == b.first && a.second < b.second);
+  };
+  const std::size_t chunks = chunkCount(data_.n, kAssignChunk);
+  std::vector<std::vector<Candidate>> best(chunks);
+  pool_.parallelFor(chunks, [&](std::size_t chunk, int) {
+    const std::size_t begin = chunk * kAssignChunk, end = std::min(data_.n, begin + kAssignChunk);
+    std::vector<float> x(d_);
+    std::vector<Candidate>& out = best[chunk];
+    out.reserve(end - begin);
+    for (std::size_t i = begin; i < end; ++i) {
+      centreInto(i, x.data());
+      const float* c = &previous_[static_cast<std::size_t>(labels_[i]) * d_];
+      out.emplace_back(exact::squaredDistance(x.data(), c, d_), i);
+    }
+    const std::size_t keep = std::min<std::size_t>(out.size(), static_cast<std::size_t>(count));
+    std::partial_sort(out.begin(), out.begin() + keep, out.end(), before);
+    out.resize(keep);
+  });
+  std::vector<Candidate> all;
+  for (auto& b : best) all.insert(all.end(), b.begin(), b.end());
+  const std::size_t keep = std::min<std::size_t>(all.size(), static_cast<std::size_t>(count));
+  std::partial_sort(all.begin(), all.begin() + keep, all.end(), before);
+  std::vector<std::size_t> picks(keep);
+  for (std::size_t e = 0; e < keep; ++e) picks[e] = all[e].second;
+  return picks;
+}
+
+void CpuEngine::requireInitialized() const {
+  if (!initialized_) throw std::logic_error("CpuEngine::step called before initialize");
+}
+
+IterationStats CpuEngine::step() {
+  requireInitialized();
+  IterationStats stats;
+  stats.iteration = iteration_ + 1;
+  const std::size_t kd = static_cast<std::size_t>(k_) * d_;
+
+  // Assign (and accumulate exact per-worker sums).
+  auto t0 = Clock::now();
+  previous_ = centroids_;
+  transposeCentroids();
+  for (auto& acc : accumulators_) {
+    std::fill(acc.coord.begin(), acc.coord.end(), 0);
+    std::fill(acc.weight.begin(), acc.weight.end(), 0);
+    acc.changed = 0;
+  }
+  pool_.parallelFor(chunk_inertia_.size(), [&](std::size_t chunk, int worker) {
+    assignChunk(chunk, accumulators_[worker], distance_scratch_[worker]);
+  });
+  stats.ms.assign_ms = msSince(t0);
+
+  // Reduce: integer sums are exact, so the worker order does not matter; inertia is summed in
+  // chunk order.
+  t0 = Clock::now();
+  Accumulator& total = accumulators_[0];
+  for (std::size_t w = 1; w < accumulators_.size(); ++w) {
+    const Accumulator& a = accumulators_[w];
+    for (std::size_t i = 0; i < kd; ++i) total.coord[i] += a.coord[i];
+    for (int j = 0; j < k_; ++j) total.weight[j] += a.weight[j];
+    total.changed += a.changed;
+  }
+  for (double v : chunk_inertia_) stats.inertia += v;
+  stats.changed = total.changed;
+  stats.ms.reduce_ms = msSince(t0);
+
+  // Update: means, empty clusters, shift, convergence.
+  t0 = Clock::now();
+  std::vector<int> empty;
+  for (int j = 0; j < k_; ++j) {
+    float* c = &centroids_[static_cast<std::size_t>(j) * d_];
+    if (total.weight[j] == 0) {
+      empty.push_back(j);
+      continue;  // keeps the old centroid unless re-seeded below
+    }
+    for (int dim = 0; dim < d_; ++dim)
+      c[dim] = exact::meanFromSums(total.coord[static_cast<std::size_t>(j) * d_ + dim],
+                                   summary_.fixed.coord_exp[dim], total.weight[j],
+                                   summary_.fixed.weight_exp);
+  }
+  stats.empty_clusters = static_cast<int>(empty.size());
+  if (!empty.empty() && config_.empty_clusters == EmptyClusterPolicy::ReseedFarthest) {
+    const auto picks = farthestPoints(static_cast<int>(empty.size()));
+    for (std::size_t e = 0; e < picks.size(); ++e)
+      centreInto(picks[e], &centroids_[static_cast<std::size_t>(empty[e]) * d_]);
+  }
+  float shift = 0.0f;
+  for (int j = 0; j < k_; ++j) {
+    const std::size_t o = static_cast<std::size_t>(j) * d_;
+    shift = std::max(shift, std::sqrt(exact::squaredDistance(&centroids_[o], &previous_[o], d_)));
+  }
+  stats.max_shift = shift;
+  stats.converged = passesConvergenceTest(stats.changed, data_.n, stats.max_shift,
+                                          summary_.scale, config_.tolerance);
+  stats.ms.update_ms = msSince(t0);
+
+  ++iteration_;
+  converged_ = stats.converged;
+  last_ = stats;
+  return stats;
+}
+
+void CpuEngine::snapshot(Snapshot& out) {
+  requireInitialized();
+  out.iteration = iteration_;
+  out.n = data_.n;
+  out.k = k_;
+  out.d = d_;
+  out.centroids.resize(centroids_.size());
+  for (std::size_t i = 0; i < centroids_.size(); ++i)
+    out.centroids[i] = exact::add(centroids_[i], summary_.mid[i % d_]);
+  if (iteration_ > 0)
+    out.labels.assign(labels_.begin(), labels_.end());
+  else
+    out.labels.clear();
+  out.stats = last_;
+}
+
+}  // namespace kms

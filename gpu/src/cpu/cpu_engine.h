@@ -1,0 +1,66 @@
+// Multi-threaded exact Lloyd k-means on the CPU: the reference for the CUDA backend and the
+// fallback where there is no GPU.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "common/thread_pool.h"
+#include "kmeans/engine.h"
+
+namespace kms {
+
+class CpuEngine final : public Engine {
+ public:
+  explicit CpuEngine(int threads = 0);
+
+  BackendInfo info() const override;
+  void setData(const DataView& data) override;
+  void initialize(const KMeansConfig& config) override;
+  IterationStats step() override;
+  void snapshot(Snapshot& out) override;
+  int iteration() const override { return iteration_; }
+  bool converged() const override { return converged_; }
+
+ private:
+  /// Per-worker exact sums of one assignment pass.
+  struct Accumulator {
+    std::vector<std::int64_t> coord;   // k × d fixed-point sums
+    std::vector<std::int64_t> weight;  // k fixed-point weights (or counts)
+    std::size_t changed = 0;
+  };
+
+  void requireInitialized() const;
+  void centreInto(std::size_t i, float* out) const;
+  void initRandom();
+  void initPlusPlus();
+  void initGiven();
+  void transposeCentroids();
+  void assignChunk(std::size_t chunk, Accumulator& acc, std::vector<float>& dist);
+  std::vector<std::size_t> farthestPoints(int count);
+
+  ThreadPool pool_;
+  DataView data_;
+  DataSummary summary_;
+  bool has_data_ = false;
+  bool initialized_ = false;
+  int k_ = 0;
+  int d_ = 0;
+  int k_padded_ = 0;
+  std::vector<float> coord_scale_;  // 2^coord_exp per dimension
+  float weight_scale_ = 1.0f;
+
+  std::vector<float> centroids_;     // k × d, centred (x − mid)
+  std::vector<float> previous_;      // centroids the last assignment used, centred
+  std::vector<float> transposed_;    // d × k_padded copy of centroids_ for the vectorised search
+  std::vector<std::int32_t> labels_;  // −1 before the first iteration
+  std::vector<Accumulator> accumulators_;
+  std::vector<std::vector<float>> distance_scratch_;
+  std::vector<double> chunk_inertia_;
+
+  int iteration_ = 0;
+  bool converged_ = false;
+  IterationStats last_;
+};
+
+}  // namespace kms

@@ -1,0 +1,18 @@
+// Entry points of the CUDA backend, callable from plain C++ (no CUDA headers here).
+#pragma once
+
+#include <memory>
+
+#include "kmeans/backend.h"
+#include "kmeans/engine.h"
+
+namespace kms::cuda {
+
+/// Probes the runtime and device `device`; never throws. Any failure of cudaGetDeviceCount
+/// (no driver, driver too old, no device) reads as "not available", with the CUDA error text.
+CudaStatus probe(int device = 0);
+
+/// Creates the CUDA engine on `device`. Throws DeviceError when the backend cannot run.
+std::unique_ptr<Engine> createEngine(int device = 0);
+
+}  // namespace kms::cuda

@@ -1,0 +1,19 @@
+// Stands in for the CUDA backend in builds without nvcc.
+#include "cuda/cuda_backend.h"
+#include "kmeans/errors.h"
+
+namespace kms::cuda {
+
+CudaStatus probe(int) {
+  CudaStatus status;
+  status.compiled = false;
+  status.available = false;
+  status.reason = "this build of KMeans Studio has no CUDA backend (configured without nvcc)";
+  return status;
+}
+
+std::unique_ptr<Engine> createEngine(int) {
+  throw DeviceError("CUDA backend unavailable: " + probe(0).reason);
+}
+
+}  // namespace kms::cuda

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages KMeans Studio needs to build, test and run.
+# Only missing packages are installed, so a second run costs a dpkg query and nothing else.
+#
+#   scripts/install-deps.sh          # everything (GUI, tests, loaders)
+#
+# Runs apt-get as root, or through sudo when not root.
+set -euo pipefail
+
+packages=(
+  build-essential cmake ninja-build pkg-config
+  qt6-base-dev libqt6opengl6-dev qt6-charts-dev qt6-declarative-dev
+  qt6-datavisualization-dev libqcustomplot-dev qt6-image-formats-plugins
+  libgl-dev libegl-dev libxkbcommon-dev libassimp-dev libgtest-dev
+  xvfb xauth x11-apps fonts-dejavu-core
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all ${#packages[@]} packages present"
+  exit 0
+fi
+
+sudo=""
+if [ "$(id -u)" -ne 0 ]; then
+  command -v sudo >/dev/null || { echo "install-deps: need root or sudo to install: ${missing[*]}" >&2; exit 1; }
+  sudo=sudo
+fi
+echo "install-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
