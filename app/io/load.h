@@ -1,0 +1,36 @@
+// Reading data sets from files. Every loader reports failure as LoadError naming the file and the
+// problem; none crashes or aborts on malformed input.
+#pragma once
+
+#include <QString>
+#include <QStringList>
+
+#include <atomic>
+#include <functional>
+
+#include "core/dataset.h"
+
+namespace kms::app {
+
+struct LoadOptions {
+  /// Called now and then with the fraction done in [0, 1]; may be empty. Runs on the loading
+  /// thread.
+  std::function<void(double)> progress;
+  /// When set and it becomes true, the loader stops and throws LoadError("... cancelled").
+  const std::atomic<bool>* cancel = nullptr;
+  /// Refuse inputs that would need more than this many values (n × d) in memory.
+  std::size_t maxValues = std::size_t(1) << 31;
+};
+
+/// Loads any supported file, choosing the reader from the content (magic bytes) and the suffix:
+/// images (everything QImageReader reads), CSV/TSV/whitespace text, the classic binary
+/// (int32 N, int32 d, N·d float32), PLY (ascii/binary), NumPy .npy. Throws LoadError.
+DatasetPtr loadDataset(const QString& path, const LoadOptions& options = {});
+
+/// File-dialog name filters for everything loadDataset reads, "All supported (...)" first.
+QStringList supportedNameFilters();
+
+/// True when loadDataset would treat `path` as an image.
+bool looksLikeImage(const QString& path);
+
+}  // namespace kms::app
