@@ -12,12 +12,21 @@ QString shown(const QString& file) {
 
 }  // namespace
 
+QStringList defaultDimensionNames(int d) {
+  static const char* const kFirst[] = {"x", "y", "z"};
+  QStringList names;
+  for (int j = 0; j < d; ++j)
+    names << (j < 3 ? QString::fromLatin1(kFirst[j]) : QStringLiteral("x%1").arg(j + 1));
+  return names;
+}
+
 LoadError::LoadError(const QString& file, const QString& problem)
     : std::runtime_error((shown(file) + QStringLiteral(": ") + problem).toStdString()),
       file_(file),
       problem_(problem) {}
 
 ExportError::ExportError(const QString& file, const QString& problem)
-    : std::runtime_error((shown(file) + QStringLiteral(": ") + problem).toStdString()), file_(file) {}
+    : std::runtime_error((shown(file) + QStringLiteral(": ") + problem).toStdString()),
+      file_(file) {}
 
 }  // namespace kms::app

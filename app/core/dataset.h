@@ -34,7 +34,8 @@ struct Dataset {
   // Images: values are R, G, B in [0, 1], pixel (x, y) is point y · width + x.
   int width = 0;
   int height = 0;
-  std::vector<std::uint8_t> alpha;  ///< empty when opaque, else n values (kept aside, not clustered)
+  std::vector<std::uint8_t>
+      alpha;  ///< empty when opaque, else n values (kept aside, not clustered)
 
   /// Per-point colours from the file (PLY), 0xRRGGBB; empty when the file had none.
   std::vector<std::uint32_t> pointColours;
@@ -50,6 +51,9 @@ struct Dataset {
 };
 
 using DatasetPtr = std::shared_ptr<const Dataset>;
+
+/// Names for d unnamed coordinates: "x", "y", "z", then "x4", "x5", ...
+QStringList defaultDimensionNames(int d);
 
 /// A file could not be read. what() is "<file name>: <problem>", fit to show a user.
 class LoadError : public std::runtime_error {

@@ -1,4 +1,5 @@
-// Synthetic point sets for teaching and testing.
+// Synthetic point sets for teaching and testing. Deterministic: the same parameters give the
+// same points on every platform (see core/random.h).
 #pragma once
 
 #include <QString>
@@ -11,26 +12,36 @@
 namespace kms::app {
 
 enum class GeneratorKind {
-  Blobs,    ///< `groups` isotropic Gaussian blobs in d dimensions
-  Rings,    ///< `groups` concentric circles (2-D)
-  Moons,    ///< two interleaving half circles (2-D); `groups` is ignored
-  Uniform,  ///< uniform in the unit cube of d dimensions
+  Blobs,    ///< `groups` isotropic Gaussian blobs in d dimensions, centres spread in [-1, 1]^d
+  Rings,    ///< `groups` concentric circles (2-D), radii 1/groups, 2/groups, ..., 1
+  Moons,    ///< two interleaving half circles of radius 1 (2-D); `groups` is ignored
+  Uniform,  ///< uniform in the cube [-1, 1]^d; `groups` and `noise` are ignored
 };
 
 struct GeneratorParams {
   GeneratorKind kind = GeneratorKind::Blobs;
   std::size_t n = 10000;
   int groups = 5;
-  int d = 2;             ///< used by Blobs and Uniform; Rings and Moons are 2-D
-  double noise = 0.05;   ///< Gaussian jitter relative to the layout's size
+  int d = 2;  ///< used by Blobs and Uniform; Rings and Moons are 2-D
+  /// Standard deviation of the Gaussian jitter, as a fraction of the layout's half-size (the
+  /// blob box half-width, the outer ring radius, the moon radius — all 1).
+  double noise = 0.05;
   std::uint64_t seed = 1;
 };
 
-/// Builds the data set (ground truth filled in). Throws std::invalid_argument for n = 0,
-/// groups < 1, d < 1 or negative noise.
+/// Largest n × d a generator builds (the default LoadOptions::maxValues).
+inline constexpr std::size_t kMaxGeneratedValues = std::size_t(1) << 31;
+
+/// Builds the data set: values, groundTruth (the group each point was drawn from; all 0 for
+/// Uniform), dimensionNames (x, y, z, x4, ...), source "generator:<kind>" and a displayName like
+/// "Blobs — 10,000 points, 5 groups". Point i belongs to group i mod groups, so groups differ in
+/// size by at most one point. Throws std::invalid_argument for n = 0, groups < 1, d < 1, negative
+/// or non-finite noise, more groups than points (Blobs, Rings) or n × d > kMaxGeneratedValues.
 DatasetPtr generateDataset(const GeneratorParams& params);
 
+/// "blobs", "rings", "moons", "uniform".
 QString toString(GeneratorKind kind);
+/// The inverse of toString (case-insensitive).
 std::optional<GeneratorKind> parseGeneratorKind(const QString& text);
 
 }  // namespace kms::app

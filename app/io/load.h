@@ -25,9 +25,19 @@ struct LoadOptions {
 /// Loads any supported file, choosing the reader from the content (magic bytes) and the suffix:
 /// images (everything QImageReader reads), CSV/TSV/whitespace text, the classic binary
 /// (int32 N, int32 d, N·d float32), PLY (ascii/binary), NumPy .npy. Throws LoadError.
+///
+/// The reader is chosen in this order:
+///  1. magic bytes: PNG, JPEG, GIF, BMP, TIFF, RIFF/WebP → image; "ply" → PLY; "\x93NUMPY" → .npy;
+///  2. suffix: .npy, .ply, .csv/.tsv/.txt/.xyz (text), .bin (classic binary), .dat (classic
+///     binary when its header matches the file size, else text), any QImageReader format;
+///  3. otherwise: classic binary when the header matches the file size, text when the start of
+///     the file has no NUL byte, else LoadError("file format not recognised").
+/// The format rules of each reader are documented in io/text_loader.h, io/binary_loader.h,
+/// io/ply_loader.h, io/npy_loader.h and io/image_loader.h.
 DatasetPtr loadDataset(const QString& path, const LoadOptions& options = {});
 
-/// File-dialog name filters for everything loadDataset reads, "All supported (...)" first.
+/// File-dialog name filters for everything loadDataset reads, "All supported (...)" first and
+/// "All files (*)" last.
 QStringList supportedNameFilters();
 
 /// True when loadDataset would treat `path` as an image.

@@ -40,24 +40,30 @@ void validateConfig(const KMeansConfig& config, std::size_t n, int d) {
 
 std::string_view toString(InitMethod method) {
   switch (method) {
-    case InitMethod::Random: return "random";
-    case InitMethod::KMeansPlusPlus: return "kmeans++";
-    case InitMethod::Given: return "given";
+    case InitMethod::Random:
+      return "random";
+    case InitMethod::KMeansPlusPlus:
+      return "kmeans++";
+    case InitMethod::Given:
+      return "given";
   }
   return "?";
 }
 
 std::string_view toString(EmptyClusterPolicy policy) {
   switch (policy) {
-    case EmptyClusterPolicy::KeepCentroid: return "keep";
-    case EmptyClusterPolicy::ReseedFarthest: return "reseed";
+    case EmptyClusterPolicy::KeepCentroid:
+      return "keep";
+    case EmptyClusterPolicy::ReseedFarthest:
+      return "reseed";
   }
   return "?";
 }
 
 std::optional<InitMethod> parseInitMethod(std::string_view text) {
   if (text == "random") return InitMethod::Random;
-  if (text == "kmeans++" || text == "k-means++" || text == "plusplus") return InitMethod::KMeansPlusPlus;
+  if (text == "kmeans++" || text == "k-means++" || text == "plusplus")
+    return InitMethod::KMeansPlusPlus;
   if (text == "given") return InitMethod::Given;
   return std::nullopt;
 }

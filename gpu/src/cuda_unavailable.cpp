@@ -1,5 +1,6 @@
 // Stands in for the CUDA backend in builds without nvcc.
 #include "cuda/cuda_backend.h"
+#include "kmeans/device_ceilings.h"
 #include "kmeans/errors.h"
 
 namespace kms::cuda {
@@ -17,3 +18,11 @@ std::unique_ptr<Engine> createEngine(int) {
 }
 
 }  // namespace kms::cuda
+
+namespace kms {
+
+std::optional<DeviceCeilings> measureDeviceCeilings(int) {
+  return std::nullopt;
+}
+
+}  // namespace kms

@@ -13,7 +13,8 @@ namespace kms {
 namespace {
 
 constexpr std::size_t kChunk = 1 << 16;
-constexpr int kFixedBits = 25;  // |q| ≤ 2^25 so 32 of them fit an int32 (warp sums on the GPU)
+// |q| ≤ 2^23: a GPU lane adds up to 4 points and a warp 32 lanes, 2^30 in all, within an int32.
+constexpr int kFixedBits = 23;
 
 struct ChunkScan {
   std::vector<float> lo, hi;
@@ -48,7 +49,8 @@ DataSummary summarizeData(const DataView& data, int threads) {
   const std::size_t chunks = (n + kChunk - 1) / kChunk;
   std::vector<ChunkScan> scans(chunks);
   int workers = threads > 0 ? threads : static_cast<int>(std::thread::hardware_concurrency());
-  workers = static_cast<int>(std::clamp<std::size_t>(static_cast<std::size_t>(std::max(workers, 1)), 1, chunks));
+  workers = static_cast<int>(
+      std::clamp<std::size_t>(static_cast<std::size_t>(std::max(workers, 1)), 1, chunks));
   ThreadPool pool(workers);
 
   pool.parallelFor(chunks, [&](std::size_t c, int) {
@@ -134,7 +136,8 @@ DataSummary summarizeData(const DataView& data, int threads) {
   summary.fixed.coord_exp.assign(d, 0);
   for (int k = 0; k < d; ++k) {
     float m = 0.0f;
-    for (const auto& cm : chunk_max) m = std::max(m, cm[k]);
+    for (const auto& cm : chunk_max)
+      m = std::max(m, cm[k]);
     summary.fixed.coord_exp[k] = fixedExponent(m);
   }
   summary.fixed.weighted = data.weights != nullptr;

@@ -9,9 +9,12 @@ namespace kms {
 
 std::string_view toString(BackendKind kind) {
   switch (kind) {
-    case BackendKind::Auto: return "auto";
-    case BackendKind::Cuda: return "cuda";
-    case BackendKind::Cpu: return "cpu";
+    case BackendKind::Auto:
+      return "auto";
+    case BackendKind::Cuda:
+      return "cuda";
+    case BackendKind::Cpu:
+      return "cpu";
   }
   return "?";
 }
@@ -30,7 +33,9 @@ CudaStatus cudaStatus() {
   return status;
 }
 
-std::unique_ptr<Engine> createCpuEngine(int threads) { return std::make_unique<CpuEngine>(threads); }
+std::unique_ptr<Engine> createCpuEngine(int threads) {
+  return std::make_unique<CpuEngine>(threads);
+}
 
 CreatedEngine createEngine(BackendKind kind, const EngineOptions& options) {
   CreatedEngine created;

@@ -44,7 +44,8 @@ void expectLabelsEqualUpToTies(const std::vector<float>& p, int d, const std::ve
     if (ref[i] == got[i]) continue;
     const double a = referenceDistance(p, d, i, cents, ref[i]);
     const double b = referenceDistance(p, d, i, cents, got[i]);
-    ASSERT_NEAR(a, b, 1e-5 * std::max(a, b) + 1e-9) << "point " << i << " labels " << ref[i] << " vs " << got[i];
+    ASSERT_NEAR(a, b, 1e-5 * std::max(a, b) + 1e-9)
+        << "point " << i << " labels " << ref[i] << " vs " << got[i];
     ++ties;
   }
   EXPECT_LE(ties, ref.size() / 1000 + 1) << "suspiciously many ties";
@@ -77,12 +78,13 @@ TEST_P(OneStepVersusReference, LabelsCentroidsAndInertiaAgree) {
     ASSERT_NEAR(snap.centroids[i], ref.centroids[i], 2e-6 * scale) << "centroid value " << i;
 }
 
-INSTANTIATE_TEST_SUITE_P(Grid, OneStepVersusReference,
-                         ::testing::Values(std::make_tuple(1000, 1, 3), std::make_tuple(2000, 2, 5),
-                                           std::make_tuple(3000, 3, 16), std::make_tuple(1500, 4, 9),
-                                           std::make_tuple(1500, 8, 7), std::make_tuple(999, 9, 128),
-                                           std::make_tuple(1000, 17, 4), std::make_tuple(600, 64, 10),
-                                           std::make_tuple(4000, 3, 256), std::make_tuple(50, 2, 50)));
+INSTANTIATE_TEST_SUITE_P(
+    Grid, OneStepVersusReference,
+    ::testing::Values(std::make_tuple(1000, 1, 3), std::make_tuple(2000, 2, 5),
+                      std::make_tuple(3000, 3, 16), std::make_tuple(1500, 4, 9),
+                      std::make_tuple(1500, 8, 7), std::make_tuple(999, 9, 128),
+                      std::make_tuple(1000, 17, 4), std::make_tuple(600, 64, 10),
+                      std::make_tuple(4000, 3, 256), std::make_tuple(50, 2, 50)));
 
 TEST(CpuEngine, FullRunMatchesReferenceOnSeparatedBlobs) {
   for (int d : {2, 3, 5}) {
@@ -256,7 +258,8 @@ TEST(CpuEngine, DuplicatePointsLeaveClustersEmptyWithoutFailing) {
     EXPECT_TRUE(s2.converged);
     Snapshot snap;
     engine->snapshot(snap);
-    for (float v : snap.centroids) EXPECT_EQ(v, 2.5f);
+    for (float v : snap.centroids)
+      EXPECT_EQ(v, 2.5f);
   }
 }
 
@@ -297,7 +300,8 @@ TEST(CpuEngine, IntegerWeightsActLikeRepeatedPoints) {
   std::vector<float> weights(400), repeated;
   for (std::size_t i = 0; i < 400; ++i) {
     weights[i] = static_cast<float>(1 + i % 3);
-    for (int r = 0; r < 1 + static_cast<int>(i % 3); ++r) repeated.insert(repeated.end(), {base[2 * i], base[2 * i + 1]});
+    for (int r = 0; r < 1 + static_cast<int>(i % 3); ++r)
+      repeated.insert(repeated.end(), {base[2 * i], base[2 * i + 1]});
   }
   const std::vector<float> init = {0, 0, 6, 0, 12, 0, 18, 6};
   auto weighted = engineOn(base, 2, 0, &weights);
@@ -310,7 +314,8 @@ TEST(CpuEngine, IntegerWeightsActLikeRepeatedPoints) {
   Snapshot a, b;
   weighted->snapshot(a);
   plain->snapshot(b);
-  for (std::size_t i = 0; i < a.centroids.size(); ++i) EXPECT_NEAR(a.centroids[i], b.centroids[i], 1e-5);
+  for (std::size_t i = 0; i < a.centroids.size(); ++i)
+    EXPECT_NEAR(a.centroids[i], b.centroids[i], 1e-5);
 }
 
 TEST(CpuEngine, StopsAtMaxIterationsAndOnTolerance) {
@@ -334,7 +339,8 @@ TEST(CpuEngine, StopsAtMaxIterationsAndOnTolerance) {
   engine->snapshot(snap);
   // Either rule may have fired: fewer than 5% moved, or the largest shift fell under 5% of scale.
   const double scale = 2.0;  // uniform in [-1, 1) on both axes
-  EXPECT_TRUE(static_cast<double>(last.changed) < 0.05 * 5000 || last.max_shift < 0.05 * scale * 1.01);
+  EXPECT_TRUE(static_cast<double>(last.changed) < 0.05 * 5000 ||
+              last.max_shift < 0.05 * scale * 1.01);
 }
 
 TEST(CpuEngine, InertiaNeverIncreases) {

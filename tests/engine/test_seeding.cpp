@@ -56,11 +56,13 @@ TEST(ThreadPool, RunsEveryTaskOnceAndRethrows) {
       ASSERT_LT(worker, 4);
       hits[t]++;
     });
-    for (auto& h : hits) ASSERT_EQ(h.load(), 1);
+    for (auto& h : hits)
+      ASSERT_EQ(h.load(), 1);
   }
-  EXPECT_THROW(pool.parallelFor(10, [](std::size_t t, int) {
-    if (t == 5) throw std::runtime_error("boom");
-  }),
+  EXPECT_THROW(pool.parallelFor(10,
+                                [](std::size_t t, int) {
+                                  if (t == 5) throw std::runtime_error("boom");
+                                }),
                std::runtime_error);
   std::atomic<int> after{0};
   pool.parallelFor(3, [&](std::size_t, int) { after++; });

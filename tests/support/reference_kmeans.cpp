@@ -8,7 +8,8 @@ double referenceDistance(const std::vector<float>& points, int d, std::size_t i,
                          const std::vector<double>& centroids, int j) {
   double s = 0.0;
   for (int c = 0; c < d; ++c) {
-    const double t = static_cast<double>(points[i * d + c]) - centroids[static_cast<std::size_t>(j) * d + c];
+    const double t =
+        static_cast<double>(points[i * d + c]) - centroids[static_cast<std::size_t>(j) * d + c];
     s += t * t;
   }
   return s;
@@ -35,7 +36,8 @@ ReferenceStep referenceStep(const std::vector<float>& points, const std::vector<
     r.labels[i] = best;
     r.distances[i] = bd;
     r.inertia += w * bd;
-    for (int c = 0; c < d; ++c) sums[static_cast<std::size_t>(best) * d + c] += w * points[i * d + c];
+    for (int c = 0; c < d; ++c)
+      sums[static_cast<std::size_t>(best) * d + c] += w * points[i * d + c];
     wsum[best] += w;
   }
   r.centroids = centroids;
@@ -45,7 +47,8 @@ ReferenceStep referenceStep(const std::vector<float>& points, const std::vector<
       continue;
     }
     for (int c = 0; c < d; ++c)
-      r.centroids[static_cast<std::size_t>(j) * d + c] = sums[static_cast<std::size_t>(j) * d + c] / wsum[j];
+      r.centroids[static_cast<std::size_t>(j) * d + c] =
+          sums[static_cast<std::size_t>(j) * d + c] / wsum[j];
   }
   return r;
 }
@@ -54,7 +57,8 @@ std::vector<float> uniformPoints(std::size_t n, int d, std::uint64_t seed, float
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<float> u(lo, hi);
   std::vector<float> p(n * d);
-  for (auto& v : p) v = u(rng);
+  for (auto& v : p)
+    v = u(rng);
   return p;
 }
 
@@ -71,12 +75,15 @@ std::vector<float> blobPoints(std::size_t n, int d, int groups, std::uint64_t se
   std::vector<float> p(n * d);
   for (std::size_t i = 0; i < n; ++i) {
     const int j = static_cast<int>(i % groups);
-    for (int k = 0; k < d; ++k) p[i * d + k] = c[static_cast<std::size_t>(j) * d + k] + g(rng);
+    for (int k = 0; k < d; ++k)
+      p[i * d + k] = c[static_cast<std::size_t>(j) * d + k] + g(rng);
   }
   if (centres) *centres = c;
   return p;
 }
 
-std::vector<double> toDouble(const std::vector<float>& v) { return {v.begin(), v.end()}; }
+std::vector<double> toDouble(const std::vector<float>& v) {
+  return {v.begin(), v.end()};
+}
 
 }  // namespace kms::test

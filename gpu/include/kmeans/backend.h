@@ -39,7 +39,7 @@ struct EngineOptions {
 struct CreatedEngine {
   std::unique_ptr<Engine> engine;
   BackendKind kind = BackendKind::Cpu;  ///< what was created (never Auto)
-  std::string note;  ///< with Auto: why the CPU was chosen, empty otherwise
+  std::string note;                     ///< with Auto: why the CPU was chosen, empty otherwise
 };
 
 /// Creates an engine. With Cuda and no usable device, throws DeviceError with the reason.

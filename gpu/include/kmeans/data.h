@@ -20,7 +20,7 @@ struct DataView {
 
 /// Fixed-point scales used to sum coordinates exactly (see docs/engine.md, "Exact sums").
 /// A centred, weighted coordinate v = w·(x − mid) is summed as the integer rint(v · 2^coord_exp),
-/// which keeps |q| ≤ 2^25; weights are summed as rint(w · 2^weight_exp) (or 1 per point when
+/// which keeps |q| ≤ 2^23; weights are summed as rint(w · 2^weight_exp) (or 1 per point when
 /// unweighted). Integer sums are associative, so every backend, thread count and launch
 /// order gives bit-identical centroids.
 struct FixedPointScales {
@@ -32,8 +32,8 @@ struct FixedPointScales {
 /// What every backend needs to know about the data before iterating; computed once per data set.
 struct DataSummary {
   std::vector<float> lo, hi;  ///< per-dimension minimum and maximum
-  std::vector<float> mid;     ///< per-dimension centre of the bounding box; engines work on x − mid
-  float scale = 1.0f;         ///< largest per-dimension range (1 when all points coincide)
+  std::vector<float> mid;  ///< per-dimension centre of the bounding box; engines work on x − mid
+  float scale = 1.0f;      ///< largest per-dimension range (1 when all points coincide)
   double total_weight = 0.0;  ///< N when unweighted
   FixedPointScales fixed;
 };

@@ -25,7 +25,7 @@ struct StageTimings {
 
 /// What one Lloyd iteration did.
 struct IterationStats {
-  int iteration = 0;     ///< 1 for the first iteration
+  int iteration = 0;  ///< 1 for the first iteration
   double inertia = 0.0;  ///< Σ w·‖x − c_label‖² with the centroids the points were assigned to
   std::size_t changed = 0;  ///< points whose label differs from the previous iteration (N at 1)
   double max_shift = 0.0;   ///< largest centroid move in this iteration's update, in data units
@@ -74,8 +74,18 @@ class Engine {
   virtual IterationStats step() = 0;
 
   /// Copies the latest completed iteration (or the initial centroids) into `out`, reusing its
-  /// buffers. Never observes a half-updated state.
+  /// buffers. Never observes a half-updated state. May wait for the device.
   virtual void snapshot(Snapshot& out) = 0;
+
+  /// Asks for the state of the next iteration step() completes to be captured without stalling
+  /// the computation (CUDA: copied to pinned memory on a copy stream while later iterations
+  /// run). Collect it with takeCapturedSnapshot().
+  virtual void requestSnapshot() { snapshot_requested_ = true; }
+
+  /// Non-blocking: if a requested capture is complete, moves it into `out` and returns true.
+  /// The capture may be a few iterations older than iteration(), but labels, centroids and
+  /// stats always belong to the same iteration.
+  virtual bool takeCapturedSnapshot(Snapshot& out);
 
   /// Number of completed iterations since initialize().
   virtual int iteration() const = 0;
@@ -91,6 +101,7 @@ class Engine {
 
  protected:
   KMeansConfig config_;
+  bool snapshot_requested_ = false;
 };
 
 }  // namespace kms

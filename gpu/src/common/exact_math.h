@@ -73,8 +73,10 @@ KMS_HD std::int32_t quantize(float v, float scale) {
 /// (sum_q · 2^−coord_exp) / (sum_w · 2^−weight_exp), in double, rounded once to float.
 KMS_HD float meanFromSums(std::int64_t sum_q, int coord_exp, std::int64_t sum_w, int weight_exp) {
 #if defined(__CUDA_ARCH__)
-  const double num = __dmul_rn(__ll2double_rn(sum_q), __longlong_as_double((1023LL - coord_exp) << 52));
-  const double den = __dmul_rn(__ll2double_rn(sum_w), __longlong_as_double((1023LL - weight_exp) << 52));
+  const double num =
+      __dmul_rn(__ll2double_rn(sum_q), __longlong_as_double((1023LL - coord_exp) << 52));
+  const double den =
+      __dmul_rn(__ll2double_rn(sum_w), __longlong_as_double((1023LL - weight_exp) << 52));
   return __double2float_rn(__ddiv_rn(num, den));
 #else
   const double num = static_cast<double>(sum_q) * std::ldexp(1.0, -coord_exp);

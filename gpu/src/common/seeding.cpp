@@ -53,7 +53,8 @@ double plusPlusUniform(std::uint64_t seed, int j) {
 
 ChunkPick pickChunk(const std::vector<double>& chunk_sums, double u) {
   double total = 0.0;
-  for (double s : chunk_sums) total += s;
+  for (double s : chunk_sums)
+    total += s;
   ChunkPick pick;
   if (!(total > 0.0)) return pick;
   double target = u * total;

@@ -6,7 +6,8 @@ ThreadPool::ThreadPool(int threads) {
   if (threads <= 0) threads = static_cast<int>(std::thread::hardware_concurrency());
   if (threads <= 0) threads = 1;
   workers_.reserve(static_cast<std::size_t>(threads - 1));
-  for (int w = 1; w < threads; ++w) workers_.emplace_back([this, w] { workerLoop(w); });
+  for (int w = 1; w < threads; ++w)
+    workers_.emplace_back([this, w] { workerLoop(w); });
 }
 
 ThreadPool::~ThreadPool() {
@@ -15,7 +16,8 @@ ThreadPool::~ThreadPool() {
     stopping_ = true;
   }
   wake_.notify_all();
-  for (auto& t : workers_) t.join();
+  for (auto& t : workers_)
+    t.join();
 }
 
 void ThreadPool::runTasks(int worker) {
@@ -52,7 +54,8 @@ void ThreadPool::workerLoop(int worker) {
 void ThreadPool::parallelFor(std::size_t tasks, const std::function<void(std::size_t, int)>& fn) {
   if (tasks == 0) return;
   if (workers_.empty() || tasks == 1) {
-    for (std::size_t t = 0; t < tasks; ++t) fn(t, 0);
+    for (std::size_t t = 0; t < tasks; ++t)
+      fn(t, 0);
     return;
   }
   {

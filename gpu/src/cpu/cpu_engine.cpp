@@ -23,14 +23,17 @@ double msSince(Clock::time_point t) {
   return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
 }
 
-std::size_t chunkCount(std::size_t n, std::size_t chunk) { return (n + chunk - 1) / chunk; }
+std::size_t chunkCount(std::size_t n, std::size_t chunk) {
+  return (n + chunk - 1) / chunk;
+}
 
 }  // namespace
 
 CpuEngine::CpuEngine(int threads) : pool_(threads) {}
 
 BackendInfo CpuEngine::info() const {
-  return {"cpu", "CPU, " + std::to_string(pool_.size()) + " thread" + (pool_.size() == 1 ? "" : "s")};
+  return {"cpu",
+          "CPU, " + std::to_string(pool_.size()) + " thread" + (pool_.size() == 1 ? "" : "s")};
 }
 
 void CpuEngine::setData(const DataView& data) {
@@ -42,13 +45,15 @@ void CpuEngine::setData(const DataView& data) {
   iteration_ = 0;
   converged_ = false;
   coord_scale_.resize(d_);
-  for (int c = 0; c < d_; ++c) coord_scale_[c] = exact::pow2f(summary_.fixed.coord_exp[c]);
+  for (int c = 0; c < d_; ++c)
+    coord_scale_[c] = exact::pow2f(summary_.fixed.coord_exp[c]);
   weight_scale_ = exact::pow2f(summary_.fixed.weight_exp);
 }
 
 void CpuEngine::centreInto(std::size_t i, float* out) const {
   const float* x = data_.points + i * static_cast<std::size_t>(d_);
-  for (int c = 0; c < d_; ++c) out[c] = exact::sub(x[c], summary_.mid[c]);
+  for (int c = 0; c < d_; ++c)
+    out[c] = exact::sub(x[c], summary_.mid[c]);
 }
 
 void CpuEngine::initialize(const KMeansConfig& config) {
@@ -59,9 +64,15 @@ void CpuEngine::initialize(const KMeansConfig& config) {
   k_padded_ = (k_ + 7) & ~7;
   centroids_.assign(static_cast<std::size_t>(k_) * d_, 0.0f);
   switch (config.init) {
-    case InitMethod::Random: initRandom(); break;
-    case InitMethod::KMeansPlusPlus: initPlusPlus(); break;
-    case InitMethod::Given: initGiven(); break;
+    case InitMethod::Random:
+      initRandom();
+      break;
+    case InitMethod::KMeansPlusPlus:
+      initPlusPlus();
+      break;
+    case InitMethod::Given:
+      initGiven();
+      break;
   }
   previous_ = centroids_;
   labels_.assign(data_.n, -1);
@@ -81,7 +92,8 @@ void CpuEngine::initialize(const KMeansConfig& config) {
 
 void CpuEngine::initRandom() {
   const auto picks = seeding::distinctIndices(data_.n, k_, config_.seed);
-  for (int j = 0; j < k_; ++j) centreInto(picks[j], &centroids_[static_cast<std::size_t>(j) * d_]);
+  for (int j = 0; j < k_; ++j)
+    centreInto(picks[j], &centroids_[static_cast<std::size_t>(j) * d_]);
 }
 
 void CpuEngine::initGiven() {
@@ -218,11 +230,13 @@ std::vector<std::size_t> CpuEngine::farthestPoints(int count) {
     out.resize(keep);
   });
   std::vector<Candidate> all;
-  for (auto& b : best) all.insert(all.end(), b.begin(), b.end());
+  for (auto& b : best)
+    all.insert(all.end(), b.begin(), b.end());
   const std::size_t keep = std::min<std::size_t>(all.size(), static_cast<std::size_t>(count));
   std::partial_sort(all.begin(), all.begin() + keep, all.end(), before);
   std::vector<std::size_t> picks(keep);
-  for (std::size_t e = 0; e < keep; ++e) picks[e] = all[e].second;
+  for (std::size_t e = 0; e < keep; ++e)
+    picks[e] = all[e].second;
   return picks;
 }
 
@@ -256,11 +270,14 @@ IterationStats CpuEngine::step() {
   Accumulator& total = accumulators_[0];
   for (std::size_t w = 1; w < accumulators_.size(); ++w) {
     const Accumulator& a = accumulators_[w];
-    for (std::size_t i = 0; i < kd; ++i) total.coord[i] += a.coord[i];
-    for (int j = 0; j < k_; ++j) total.weight[j] += a.weight[j];
+    for (std::size_t i = 0; i < kd; ++i)
+      total.coord[i] += a.coord[i];
+    for (int j = 0; j < k_; ++j)
+      total.weight[j] += a.weight[j];
     total.changed += a.changed;
   }
-  for (double v : chunk_inertia_) stats.inertia += v;
+  for (double v : chunk_inertia_)
+    stats.inertia += v;
   stats.changed = total.changed;
   stats.ms.reduce_ms = msSince(t0);
 
@@ -290,8 +307,8 @@ IterationStats CpuEngine::step() {
     shift = std::max(shift, std::sqrt(exact::squaredDistance(&centroids_[o], &previous_[o], d_)));
   }
   stats.max_shift = shift;
-  stats.converged = passesConvergenceTest(stats.changed, data_.n, stats.max_shift,
-                                          summary_.scale, config_.tolerance);
+  stats.converged = passesConvergenceTest(stats.changed, data_.n, stats.max_shift, summary_.scale,
+                                          config_.tolerance);
   stats.ms.update_ms = msSince(t0);
 
   ++iteration_;

@@ -50,9 +50,9 @@ class CpuEngine final : public Engine {
   std::vector<float> coord_scale_;  // 2^coord_exp per dimension
   float weight_scale_ = 1.0f;
 
-  std::vector<float> centroids_;     // k × d, centred (x − mid)
-  std::vector<float> previous_;      // centroids the last assignment used, centred
-  std::vector<float> transposed_;    // d × k_padded copy of centroids_ for the vectorised search
+  std::vector<float> centroids_;      // k × d, centred (x − mid)
+  std::vector<float> previous_;       // centroids the last assignment used, centred
+  std::vector<float> transposed_;     // d × k_padded copy of centroids_ for the vectorised search
   std::vector<std::int32_t> labels_;  // −1 before the first iteration
   std::vector<Accumulator> accumulators_;
   std::vector<std::vector<float>> distance_scratch_;

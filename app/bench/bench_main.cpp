@@ -1,0 +1,226 @@
+// kmeans-bench: milliseconds per Lloyd iteration for the CUDA and CPU backends, against the
+// device's measured copy bandwidth and FP32 rate. A benchmark, not a test: numbers go to
+// docs/benchmarks.md with the device name.
+//
+//   kmeans-bench [--quick] [--iterations N] [--warmup N] [--cpu-iterations N] [--no-gpu]
+//                [--no-cpu] [--only SUBSTRING] [--markdown FILE]
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "bench_cases.h"
+#include "kmeans/backend.h"
+#include "kmeans/device_ceilings.h"
+#include "kmeans/errors.h"
+
+namespace {
+
+using kms::bench::BenchCase;
+
+struct Options {
+  bool quick = false;
+  bool gpu = true;
+  bool cpu = true;
+  int iterations = 50;
+  int warmup = 10;
+  int cpu_iterations = 5;
+  std::string markdown;
+  std::string only;  // run only cases whose name contains this
+};
+
+struct Result {
+  std::string backend;
+  double median_ms = 0;  // per-iteration compute time (GPU: CUDA events; CPU: steady clock)
+  double min_ms = 0;
+  double wall_ms = 0;  // median host wall time of one step() call
+  double assign_ms = 0, reduce_ms = 0, update_ms = 0;
+  int iterations = 0;
+};
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0.0 : v[v.size() / 2];
+}
+
+Result timeEngine(kms::Engine& engine, const BenchCase& c, const std::vector<float>& data,
+                  int warmup, int iterations) {
+  engine.setData(kms::DataView{data.data(), c.n, c.d, nullptr});
+  kms::KMeansConfig config;
+  config.k = c.k;
+  config.init = kms::InitMethod::Random;
+  config.seed = 1;
+  config.tolerance = 0;  // keep iterating: every timed iteration does the full work
+  config.max_iterations = warmup + iterations + 1;
+  engine.initialize(config);
+  for (int i = 0; i < warmup; ++i)
+    engine.step();
+  std::vector<double> compute, wall, assign, reduce, update;
+  for (int i = 0; i < iterations; ++i) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const kms::IterationStats s = engine.step();
+    wall.push_back(
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+    compute.push_back(s.ms.computeMs());
+    assign.push_back(s.ms.assign_ms);
+    reduce.push_back(s.ms.reduce_ms);
+    update.push_back(s.ms.update_ms);
+  }
+  Result r;
+  r.backend = engine.info().backend;
+  r.median_ms = median(compute);
+  r.min_ms = *std::min_element(compute.begin(), compute.end());
+  r.wall_ms = median(wall);
+  r.assign_ms = median(assign);
+  r.reduce_ms = median(reduce);
+  r.update_ms = median(update);
+  r.iterations = iterations;
+  return r;
+}
+
+std::string fmt(const char* f, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
+
+Options parse(int argc, char** argv) {
+  Options o;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto next = [&]() -> std::string {
+      if (i + 1 >= argc) {
+        std::fprintf(stderr, "kmeans-bench: %s needs a value\n", a.c_str());
+        std::exit(1);
+      }
+      return argv[++i];
+    };
+    if (a == "--quick")
+      o.quick = true;
+    else if (a == "--no-gpu")
+      o.gpu = false;
+    else if (a == "--no-cpu")
+      o.cpu = false;
+    else if (a == "--iterations")
+      o.iterations = std::max(1, std::atoi(next().c_str()));
+    else if (a == "--warmup")
+      o.warmup = std::max(0, std::atoi(next().c_str()));
+    else if (a == "--cpu-iterations")
+      o.cpu_iterations = std::max(1, std::atoi(next().c_str()));
+    else if (a == "--markdown")
+      o.markdown = next();
+    else if (a == "--only")
+      o.only = next();
+    else if (a == "--help" || a == "-h") {
+      std::printf(
+          "usage: kmeans-bench [--quick] [--iterations N] [--warmup N] [--cpu-iterations N] "
+          "[--no-gpu] [--no-cpu] [--only SUBSTRING] [--markdown FILE]\n");
+      std::exit(0);
+    } else {
+      std::fprintf(stderr, "kmeans-bench: unknown option %s\n", a.c_str());
+      std::exit(1);
+    }
+  }
+  if (o.quick) {
+    o.iterations = std::min(o.iterations, 5);
+    o.warmup = std::min(o.warmup, 2);
+    o.cpu_iterations = std::min(o.cpu_iterations, 2);
+  }
+  return o;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const Options opt = parse(argc, argv);
+  std::optional<kms::DeviceCeilings> ceilings;
+  const kms::CudaStatus cuda = kms::cudaStatus();
+  if (opt.gpu && cuda.available) {
+    std::printf("Measuring device ceilings on %s ...\n", cuda.device.c_str());
+    ceilings = kms::measureDeviceCeilings(0);
+  } else if (opt.gpu) {
+    std::printf("CUDA backend not available (%s): timing the CPU backend only.\n",
+                cuda.reason.c_str());
+  }
+  if (ceilings)
+    std::printf("Device: %s — copy %.0f GB/s (read+write), FP32 %.1f TFLOP/s (measured)\n",
+                ceilings->device.c_str(), ceilings->copy_gbs, ceilings->fp32_gflops / 1000);
+  const unsigned cpu_threads = std::max(1u, std::thread::hardware_concurrency());
+  std::printf("CPU: %u hardware threads\n\n", cpu_threads);
+
+  std::ostringstream table;
+  table << "| case | backend | ms/iter (median) | min | assign | reduce | update | step() wall | "
+           "floor ms | % of floor | target | \n";
+  table << "|---|---|---|---|---|---|---|---|---|---|---|\n";
+  std::map<std::string, std::vector<float>> data_sets;
+  for (const BenchCase& c : kms::bench::benchCases(opt.quick)) {
+    if (!opt.only.empty() && c.name.find(opt.only) == std::string::npos) continue;
+    if (!data_sets.count(c.data_key)) data_sets[c.data_key] = kms::bench::benchData(c);
+    const std::vector<float>& data = data_sets[c.data_key];
+    std::vector<Result> results;
+    try {
+      if (ceilings) {
+        auto engine = kms::createEngine(kms::BackendKind::Cuda).engine;
+        results.push_back(timeEngine(*engine, c, data, opt.warmup, opt.iterations));
+      }
+      if (opt.cpu && c.run_cpu) {
+        auto engine = kms::createCpuEngine(0);
+        results.push_back(timeEngine(*engine, c, data, 1, opt.cpu_iterations));
+      }
+    } catch (const kms::Error& e) {
+      std::fprintf(stderr, "%s: %s\n", c.name.c_str(), e.what());
+      return 3;
+    }
+    for (const Result& r : results) {
+      // Floors: the points must be read once (memory), and n·k·d FMAs must be done (compute).
+      std::string floor_ms = "–", fraction = "–";
+      if (r.backend == "cuda" && ceilings) {
+        const double bytes = double(c.n) * c.d * sizeof(float);
+        const double memory_ms = bytes / (ceilings->copy_gbs * 1e9) * 1e3;
+        const double compute_ms =
+            2.0 * double(c.n) * c.k * c.d / (ceilings->fp32_gflops * 1e9) * 1e3;
+        const double floor = std::max(memory_ms, compute_ms);
+        floor_ms = fmt("%.4f", floor) + (memory_ms >= compute_ms ? " (mem)" : " (fp32)");
+        fraction = fmt("%.0f%%", 100.0 * floor / r.median_ms);
+      }
+      const std::string target =
+          r.backend == "cuda" && c.target_ms > 0
+              ? fmt("≤ %.3f ", c.target_ms) + (r.median_ms <= c.target_ms ? "met" : "missed")
+              : "–";
+      table << "| " << c.name << " | " << r.backend << " | " << fmt("%.4f", r.median_ms) << " | "
+            << fmt("%.4f", r.min_ms) << " | " << fmt("%.4f", r.assign_ms) << " | "
+            << fmt("%.4f", r.reduce_ms) << " | " << fmt("%.4f", r.update_ms) << " | "
+            << fmt("%.4f", r.wall_ms) << " | " << floor_ms << " | " << fraction << " | " << target
+            << " |\n";
+      std::printf(
+          "%-34s %-4s %9.4f ms/iter  (assign %.4f, reduce %.4f, update %.4f; step() %.4f ms)\n",
+          c.name.c_str(), r.backend.c_str(), r.median_ms, r.assign_ms, r.reduce_ms, r.update_ms,
+          r.wall_ms);
+    }
+  }
+  std::printf("\n%s", table.str().c_str());
+  if (!opt.markdown.empty()) {
+    std::ofstream out(opt.markdown);
+    out << "Device: " << (ceilings ? ceilings->device : std::string("none (CPU only)"));
+    if (ceilings)
+      out << " — measured copy " << fmt("%.0f", ceilings->copy_gbs) << " GB/s (read+write), FP32 "
+          << fmt("%.1f", ceilings->fp32_gflops / 1000) << " TFLOP/s";
+    out << "; CPU: " << cpu_threads << " threads; " << opt.iterations << " timed iterations after "
+        << opt.warmup << " warm-up (CPU: " << opt.cpu_iterations << ")\n\n"
+        << table.str();
+    if (!out) {
+      std::fprintf(stderr, "kmeans-bench: cannot write %s\n", opt.markdown.c_str());
+      return 4;
+    }
+  }
+  return 0;
+}

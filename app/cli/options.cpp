@@ -1,0 +1,149 @@
+#include "cli/options.h"
+
+#include <QCommandLineParser>
+
+#include <cmath>
+
+#include "cli/exit_codes.h"
+
+namespace kms::app::cli {
+namespace {
+
+constexpr const char* kDescription =
+    "Clusters the pixels of a picture (colour quantisation) or a point set with exact\n"
+    "Lloyd k-means, on the GPU when one is available.\n"
+    "\n"
+    "INPUT: an image (PNG, JPEG, BMP, GIF, TIFF, WebP, ...), a CSV/TSV/text point file, a\n"
+    "classic binary point file (int32 N, int32 d, N*d float32), a PLY point cloud or a\n"
+    "NumPy .npy array. --generate KIND replaces INPUT with synthetic data (--seed seeds\n"
+    "the generator too).\n"
+    "\n"
+    "Exit status: 0 success, 1 bad arguments, 2 bad input (cannot be read or clustered),\n"
+    "3 GPU/device error, 4 an output file could not be written.";
+
+/// Throws "--<name> needs <expected>, not '<value>'" ("-k" for the one-letter option).
+[[noreturn]] void badValue(const QCommandLineParser& parser, const QString& name,
+                           const QString& expected) {
+  const QString dashes = name.size() == 1 ? QStringLiteral("-") : QStringLiteral("--");
+  throw UsageError(QStringLiteral("%1%2 needs %3, not '%4'")
+                       .arg(dashes, name, expected, parser.value(name))
+                       .toStdString());
+}
+
+int intValue(const QCommandLineParser& parser, const QString& name, int minimum) {
+  bool ok = false;
+  const int value = parser.value(name).toInt(&ok);
+  if (!ok || value < minimum)
+    badValue(parser, name, QStringLiteral("an integer ≥ %1").arg(minimum));
+  return value;
+}
+
+double doubleValue(const QCommandLineParser& parser, const QString& name) {
+  bool ok = false;
+  const double value = parser.value(name).toDouble(&ok);
+  if (!ok || !std::isfinite(value) || value < 0.0)
+    badValue(parser, name, QStringLiteral("a number ≥ 0"));
+  return value;
+}
+
+/// The value of option `name` read by `parse` (one of the engine's parseXxx functions).
+template <typename Parse>
+auto choice(const QCommandLineParser& parser, const QString& name, Parse parse,
+            const char* expected) {
+  const auto value = parse(parser.value(name).toStdString());
+  if (!value) badValue(parser, name, QString::fromUtf8(expected));
+  return *value;
+}
+
+void readGenerator(const QCommandLineParser& parser, CliOptions& options) {
+  GeneratorParams params;
+  params.kind = choice(
+      parser, "generate",
+      [](const std::string& text) { return parseGeneratorKind(QString::fromStdString(text)); },
+      "blobs, rings, moons or uniform");
+  params.n = std::size_t(intValue(parser, "points", 1));
+  params.groups = intValue(parser, "groups", 1);
+  params.d = intValue(parser, "dims", 1);
+  params.noise = doubleValue(parser, "noise");
+  params.seed = options.config.seed;
+  options.generate = params;
+}
+
+}  // namespace
+
+CliOptions parseCommandLine(const QStringList& arguments) {
+  QCommandLineParser parser;
+  parser.setApplicationDescription(QString::fromLatin1(kDescription));
+  parser.addHelpOption();
+  parser.addVersionOption();
+  parser.addPositionalArgument("INPUT", "Image or point file to cluster.", "[INPUT]");
+  parser.addOptions({
+      {{"k", "clusters"}, "Number of clusters (required).", "K"},
+      {"init", "Initial centroids: kmeans++ (default) or random.", "METHOD", "kmeans++"},
+      {"seed", "Random seed for initialisation and --generate (default 1).", "S", "1"},
+      {"max-iter", "Most Lloyd iterations (default 100).", "N", "100"},
+      {"tol",
+       "Convergence tolerance: fraction of points changed or relative centroid shift (default "
+       "1e-4).",
+       "T", "1e-4"},
+      {"empty-clusters", "Empty cluster policy: reseed (default) or keep.", "POLICY", "reseed"},
+      {"backend", "auto (default), cuda or cpu.", "BACKEND", "auto"},
+      {"threads", "CPU backend threads (default 0 = all).", "N", "0"},
+      {"out-image", "Write the quantised image (image input only).", "FILE"},
+      {"out-palette",
+       "Write the palette: .gpl = GIMP palette, else #rrggbb lines (image input "
+       "only).",
+       "FILE"},
+      {"out-labels", "Write index,label CSV.", "FILE"},
+      {"out-centroids", "Write the centroids as CSV.", "FILE"},
+      {"report", "Write a JSON run report.", "FILE"},
+      {"generate", "Cluster synthetic data instead of INPUT: blobs, rings, moons or uniform.",
+       "KIND"},
+      {"points", "--generate: number of points (default 10000).", "N", "10000"},
+      {"groups", "--generate: number of groups for blobs and rings (default 5).", "G", "5"},
+      {"dims", "--generate: dimensions for blobs and uniform (default 2).", "D", "2"},
+      {"noise", "--generate: Gaussian noise relative to the layout size (default 0.05).", "X",
+       "0.05"},
+      {{"q", "quiet"}, "Print nothing but errors."},
+  });
+  if (!parser.parse(arguments)) throw UsageError(parser.errorText().toStdString());
+  if (parser.isSet("help")) parser.showHelp(kSuccess);
+  if (parser.isSet("version")) parser.showVersion();
+
+  CliOptions options;
+  const QStringList positional = parser.positionalArguments();
+  if (positional.size() > 1)
+    throw UsageError("expected one INPUT, got " + std::to_string(positional.size()));
+  if (!parser.isSet("k")) throw UsageError("missing -k (the number of clusters)");
+  options.config.k = intValue(parser, "k", 1);
+  options.config.init = choice(parser, "init", parseInitMethod, "kmeans++ or random");
+  if (options.config.init == InitMethod::Given) badValue(parser, "init", "kmeans++ or random");
+  bool seedOk = false;
+  options.config.seed = parser.value("seed").toULongLong(&seedOk);
+  if (!seedOk) badValue(parser, "seed", "a non-negative integer");
+  options.config.max_iterations = intValue(parser, "max-iter", 1);
+  options.config.tolerance = doubleValue(parser, "tol");
+  options.config.empty_clusters =
+      choice(parser, "empty-clusters", parseEmptyClusterPolicy, "reseed or keep");
+  options.backend = choice(parser, "backend", parseBackendKind, "auto, cuda or cpu");
+  options.threads = intValue(parser, "threads", 0);
+  options.outImage = parser.value("out-image");
+  options.outPalette = parser.value("out-palette");
+  options.outLabels = parser.value("out-labels");
+  options.outCentroids = parser.value("out-centroids");
+  options.report = parser.value("report");
+  options.quiet = parser.isSet("quiet");
+
+  if (parser.isSet("generate")) {
+    if (!positional.isEmpty()) throw UsageError("give either INPUT or --generate, not both");
+    readGenerator(parser, options);
+    if (options.wantsImageOutputs())
+      throw UsageError("--out-image and --out-palette need an image input, not generated points");
+  } else {
+    if (positional.isEmpty()) throw UsageError("missing INPUT (or --generate KIND)");
+    options.input = positional.front();
+  }
+  return options;
+}
+
+}  // namespace kms::app::cli

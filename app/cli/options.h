@@ -1,0 +1,39 @@
+// kmeans-cli's command line: what the user asked for, parsed and checked.
+#pragma once
+
+#include <QString>
+#include <QStringList>
+
+#include <optional>
+#include <stdexcept>
+
+#include "io/generators.h"
+#include "kmeans/backend.h"
+#include "kmeans/config.h"
+
+namespace kms::app::cli {
+
+struct CliOptions {
+  QString input;                            ///< file to load; empty with --generate
+  std::optional<GeneratorParams> generate;  ///< synthetic data instead of a file
+  KMeansConfig config;
+  BackendKind backend = BackendKind::Auto;
+  int threads = 0;  ///< CPU backend threads; 0 = all
+  QString outImage, outPalette, outLabels, outCentroids, report;
+  bool quiet = false;
+
+  /// Outputs that only make sense for a picture (--out-image, --out-palette).
+  bool wantsImageOutputs() const { return !outImage.isEmpty() || !outPalette.isEmpty(); }
+};
+
+/// A command line that cannot be used; what() says why in one line.
+class UsageError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// Parses `arguments` (argv, program name first). Prints --help or --version and exits the
+/// process itself for those; throws UsageError for anything it cannot use.
+CliOptions parseCommandLine(const QStringList& arguments);
+
+}  // namespace kms::app::cli

@@ -1,0 +1,109 @@
+#include "io/load_support.h"
+
+#include <QFileInfo>
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <limits>
+
+#include "core/format.h"
+
+namespace kms::app::io {
+
+InputFile::InputFile(const QString& path) : path_(path), file_(path) {
+  const QFileInfo info(path);
+  if (!info.exists()) fail(QStringLiteral("file does not exist"));
+  if (info.isDir()) fail(QStringLiteral("is a directory, not a file"));
+  if (!info.isFile()) fail(QStringLiteral("is not a regular file"));
+  if (!file_.open(QIODevice::ReadOnly))
+    fail(QStringLiteral("cannot be opened: ") + file_.errorString());
+  if (file_.size() == 0) fail(QStringLiteral("file is empty"));
+  if (const uchar* mapped = file_.map(0, file_.size())) {
+    bytes_ = std::string_view(reinterpret_cast<const char*>(mapped), std::size_t(file_.size()));
+    return;
+  }
+  copy_ = file_.readAll();
+  if (copy_.size() != file_.size()) fail(QStringLiteral("cannot be read: ") + file_.errorString());
+  bytes_ = std::string_view(copy_.constData(), std::size_t(copy_.size()));
+}
+
+void InputFile::fail(const QString& problem) const {
+  throw LoadError(path_, problem);
+}
+
+void Progress::update(double fraction) const {
+  if (options_.cancel && options_.cancel->load(std::memory_order_relaxed))
+    file_.fail(QStringLiteral("loading cancelled"));
+  if (options_.progress) options_.progress(std::clamp(fraction, 0.0, 1.0));
+}
+
+std::optional<double> parseNumber(std::string_view token) {
+  // from_chars rejects a leading '+', which people and spreadsheets write.
+  if (token.size() > 1 && token.front() == '+' && token[1] != '-') token.remove_prefix(1);
+  double value = 0.0;
+  const char* end = token.data() + token.size();
+  const auto [ptr, ec] = std::from_chars(token.data(), end, value);
+  if (token.empty() || ptr != end) return std::nullopt;
+  if (ec == std::errc::result_out_of_range) {
+    // Beyond double range: a negative exponent means it underflowed (take 0), anything else
+    // overflowed (take the largest double, so the float32 range check reports it, not "infinity").
+    const std::size_t e = token.find_first_of("eE");
+    const bool tiny = e != std::string_view::npos && e + 1 < token.size() && token[e + 1] == '-';
+    const double huge = std::numeric_limits<double>::max();
+    return tiny ? 0.0 : (token.front() == '-' ? -huge : huge);
+  }
+  if (ec != std::errc()) return std::nullopt;
+  return value;
+}
+
+QString coordinateProblem(double value, const QString& written) {
+  if (std::isnan(value)) return QStringLiteral("NaN is not allowed");
+  if (std::isinf(value)) return QStringLiteral("infinity is not allowed");
+  if (!fitsFloat(value))
+    return (written.isEmpty() ? QString::number(value) : written) +
+           QStringLiteral(" is out of float32 range");
+  return {};
+}
+
+QString pointLocation(std::size_t point, std::size_t coordinate) {
+  return QStringLiteral("point %1, coordinate %2").arg(point + 1).arg(coordinate + 1);
+}
+
+void requireFinite(const InputFile& file, const std::vector<float>& values, std::size_t d) {
+  for (std::size_t i = 0; i < values.size(); ++i)
+    if (!std::isfinite(values[i]))
+      file.fail(pointLocation(i / d, i % d) + QStringLiteral(": ") + coordinateProblem(values[i]));
+}
+
+void requireValueCount(const InputFile& file, std::uint64_t n, std::uint64_t d,
+                       std::size_t maxValues) {
+  if (n == 0) file.fail(QStringLiteral("no data points"));
+  if (d == 0) file.fail(QStringLiteral("points have no coordinates"));
+  if (n > maxValues / d)
+    file.fail(QStringLiteral("%1 points × %2 dimensions exceed the limit of %3 values")
+                  .arg(groupedCount(n), groupedCount(d), groupedCount(maxValues)));
+}
+
+void requireDataSize(const InputFile& file, const QString& what, std::uint64_t expected,
+                     std::uint64_t available) {
+  if (available != expected)
+    file.fail(QStringLiteral("expected %1 bytes of %2, file has %3")
+                  .arg(groupedCount(expected), what, groupedCount(available)));
+}
+
+std::shared_ptr<Dataset> makePointDataset(const InputFile& file, std::size_t n, int d,
+                                          std::vector<float> values, QStringList names) {
+  auto out = std::make_shared<Dataset>();
+  const QFileInfo info(file.path());
+  out->source = info.absoluteFilePath();
+  out->displayName = info.fileName();
+  out->kind = DatasetKind::Points;
+  out->n = n;
+  out->d = d;
+  out->values = std::move(values);
+  out->dimensionNames = names.isEmpty() ? defaultDimensionNames(d) : std::move(names);
+  return out;
+}
+
+}  // namespace kms::app::io

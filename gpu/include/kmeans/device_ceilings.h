@@ -1,0 +1,19 @@
+// Measured limits of the GPU, for benchmarks that report how close they come to the hardware.
+#pragma once
+
+#include <optional>
+#include <string>
+
+namespace kms {
+
+struct DeviceCeilings {
+  std::string device;        ///< device name
+  double copy_gbs = 0.0;     ///< device-to-device copy, (bytes read + bytes written) / second, GB/s
+  double fp32_gflops = 0.0;  ///< sustained FP32 FMA throughput, GFLOP/s (an FMA counts 2)
+};
+
+/// Measures both ceilings on CUDA device `device` (about a second). Empty without a usable
+/// CUDA device or in builds without the CUDA backend.
+std::optional<DeviceCeilings> measureDeviceCeilings(int device = 0);
+
+}  // namespace kms

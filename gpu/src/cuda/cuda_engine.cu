@@ -1,0 +1,466 @@
+#include "cuda/cuda_engine.cuh"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <sstream>
+#include <stdexcept>
+
+#include "common/exact_math.h"
+#include "common/seeding.h"
+#include "cuda/kernels/assign_launch.cuh"
+#include "cuda/kernels/init_kernels.cuh"
+#include "kmeans/errors.h"
+
+namespace kms::cuda {
+namespace {
+
+int selectDevice(int device) {
+  KMS_CUDA_CHECK(cudaSetDevice(device));
+  return device;
+}
+
+std::string mib(std::size_t bytes) {
+  std::ostringstream os;
+  os << (bytes + (1u << 20) - 1) / (1u << 20) << " MiB";
+  return os.str();
+}
+
+}  // namespace
+
+CudaEngine::CudaEngine(int device) : device_(selectDevice(device)) {
+  KMS_CUDA_CHECK(cudaGetDeviceProperties(&props_, device_));
+  limits_.multiprocessors = props_.multiProcessorCount;
+  limits_.max_shared_per_block = props_.sharedMemPerBlockOptin;
+  limits_.shared_per_multiprocessor = props_.sharedMemPerMultiprocessor;
+  report_.resize(1, /*mapped=*/true);
+  report_device_ = report_.device();
+  scalars_.resize(1);
+  counters_.resize(1);
+}
+
+CudaEngine::~CudaEngine() {
+  // Let queued work finish before the buffers it uses are freed; errors are moot here.
+  cudaSetDevice(device_);
+  cudaStreamSynchronize(copy_.get());
+  cudaStreamSynchronize(compute_.get());
+}
+
+void CudaEngine::activate() const {
+  KMS_CUDA_CHECK(cudaSetDevice(device_));
+}
+
+BackendInfo CudaEngine::info() const {
+  std::ostringstream os;
+  os << props_.name << " (sm_" << props_.major << props_.minor << ", " << props_.multiProcessorCount
+     << " SMs, " << mib(props_.totalGlobalMem) << ")";
+  return {"cuda", os.str()};
+}
+
+void CudaEngine::checkFits(std::size_t bytes, const char* what, std::size_t reusable) const {
+  std::size_t free_bytes = 0, total_bytes = 0;
+  KMS_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+  free_bytes += reusable;
+  if (bytes > free_bytes)
+    throw DeviceError(std::string(what) + " needs " + mib(bytes) + " of GPU memory but only " +
+                      mib(free_bytes) + " of " + mib(total_bytes) + " are free on " + props_.name +
+                      ". Use the CPU backend or a smaller data set.");
+}
+
+std::size_t CudaEngine::deviceBytes() const {
+  return points_.bytes() + weights_.bytes() + coord_scale_.bytes() + coord_exp_.bytes() +
+         centroids_[0].bytes() + centroids_[1].bytes() + labels_.bytes() + block_sums_.bytes() +
+         totals_.bytes() + block_inertia_.bytes() + chunk_sums_.bytes() + block_changed_.bytes() +
+         picked_keys_.bytes() + farthest_keys_.bytes() + scalars_.bytes() + empty_flags_.bytes() +
+         empty_list_.bytes() + staged_centroids_.bytes();
+}
+
+void CudaEngine::setData(const DataView& data) {
+  activate();
+  if (data.n > static_cast<std::size_t>(INT32_MAX))
+    throw InvalidArgument(
+        "The CUDA backend handles at most 2,147,483,647 points; this data set has " +
+        std::to_string(data.n) + ".");
+  const std::size_t n = data.n;
+  const int d = data.d;
+  // Sizes first (cheap, and before reading a possibly huge array), then validation; the current
+  // data stays usable until both passed. Memory this engine already holds will be reused.
+  if (n > 0 && d > 0) {
+    const std::size_t point_bytes = n * d * sizeof(float) + (data.weights ? n * sizeof(float) : 0);
+    checkFits(point_bytes + 2 * n * sizeof(std::uint16_t), "This data set", deviceBytes());
+  }
+  DataSummary summary = summarizeData(data);
+  copy_.synchronize();
+  compute_.synchronize();
+  graphs_.clear();
+  initialized_ = false;
+  has_data_ = false;
+  for (auto* b :
+       {&points_, &weights_, &coord_scale_, &centroids_[0], &centroids_[1], &staged_centroids_})
+    b->release();
+  labels_.release();
+  block_sums_.release();
+  totals_.release();
+
+  points_.resize(n * d);
+  KMS_CUDA_CHECK(cudaMemcpyAsync(points_.get(), data.points, n * d * sizeof(float),
+                                 cudaMemcpyHostToDevice, compute_.get()));
+  DeviceBuffer<float> mid(d);
+  KMS_CUDA_CHECK(cudaMemcpyAsync(mid.get(), summary.mid.data(), d * sizeof(float),
+                                 cudaMemcpyHostToDevice, compute_.get()));
+  launchCentre(points_.get(), n, d, mid.get(), compute_.get());
+  if (data.weights) {
+    weights_.resize(n);
+    KMS_CUDA_CHECK(cudaMemcpyAsync(weights_.get(), data.weights, n * sizeof(float),
+                                   cudaMemcpyHostToDevice, compute_.get()));
+  }
+  std::vector<float> scale(d);
+  for (int c = 0; c < d; ++c)
+    scale[c] = exact::pow2f(summary.fixed.coord_exp[c]);
+  coord_scale_.resize(d);
+  coord_exp_.resize(d);
+  KMS_CUDA_CHECK(cudaMemcpyAsync(coord_scale_.get(), scale.data(), d * sizeof(float),
+                                 cudaMemcpyHostToDevice, compute_.get()));
+  KMS_CUDA_CHECK(cudaMemcpyAsync(coord_exp_.get(), summary.fixed.coord_exp.data(), d * sizeof(int),
+                                 cudaMemcpyHostToDevice, compute_.get()));
+  compute_.synchronize();  // the host vectors above go out of scope
+
+  summary_ = std::move(summary);
+  n_ = n;
+  d_ = d;
+  has_data_ = true;
+  iteration_ = 0;
+  converged_ = false;
+}
+
+template <typename LabelT>
+void CudaEngine::planFor() {
+  plan_ = planAssign<LabelT>(n_, d_, k_, limits_);
+}
+
+void CudaEngine::initialize(const KMeansConfig& config) {
+  activate();
+  if (!has_data_) throw std::logic_error("CudaEngine::initialize called before setData");
+  validateConfig(config, n_, d_);
+  copy_.synchronize();
+  compute_.synchronize();
+  graphs_.clear();
+  initialized_ = false;
+  config_ = config;
+  k_ = config.k;
+  if (labelBytes() == 1)
+    planFor<std::uint8_t>();
+  else
+    planFor<std::uint16_t>();
+
+  const std::size_t kd = static_cast<std::size_t>(k_) * d_;
+  const std::size_t columns = static_cast<std::size_t>(k_) * (d_ + 1);
+  const std::size_t sum_rows = plan_.separate_sums ? plan_.sum_blocks : plan_.blocks;
+  const std::size_t block_sum_count = plan_.per_block_sums ? sum_rows * columns : 0;
+  labels_.release();
+  block_sums_.release();
+  checkFits(2 * n_ * labelBytes() + block_sum_count * sizeof(long long) + 4 * kd * sizeof(float),
+            "This run", centroids_[0].bytes() + centroids_[1].bytes() + staged_centroids_.bytes());
+  labels_.resize(2 * n_ * labelBytes());
+  block_sums_.resize(block_sum_count);
+  for (auto& c : centroids_)
+    c.resize(kd);
+  staged_centroids_.resize(kd);
+  totals_.resize(columns);
+  block_inertia_.resize(plan_.blocks);
+  block_changed_.resize(plan_.blocks);
+  empty_flags_.resize(k_);
+  empty_list_.resize(k_);
+  picked_keys_.resize(k_);
+  farthest_blocks_ = farthestBlocks(n_, limits_.multiprocessors);
+  farthest_keys_.resize(farthest_blocks_);
+  chunk_sums_.resize(plusPlusChunks(n_));
+  host_labels_.resize(n_ * labelBytes());
+  host_centroids_.resize(kd);
+
+  cudaStream_t s = compute_.get();
+  switch (config.init) {
+    case InitMethod::Random: {
+      const auto picks = seeding::distinctIndices(n_, k_, config.seed);
+      const std::vector<unsigned long long> indices(picks.begin(), picks.end());
+      DeviceBuffer<unsigned long long> device_indices(k_);
+      KMS_CUDA_CHECK(cudaMemcpyAsync(device_indices.get(), indices.data(),
+                                     k_ * sizeof(unsigned long long), cudaMemcpyHostToDevice, s));
+      launchGather(points_.get(), d_, device_indices.get(), k_, centroids_[0].get(), s);
+      compute_.synchronize();
+      break;
+    }
+    case InitMethod::KMeansPlusPlus:
+      if (labelBytes() == 1)
+        initPlusPlus<std::uint8_t>();
+      else
+        initPlusPlus<std::uint16_t>();
+      break;
+    case InitMethod::Given: {
+      std::vector<float> centred(kd);
+      for (std::size_t i = 0; i < kd; ++i)
+        centred[i] = exact::sub(config.initial_centroids[i], summary_.mid[i % d_]);
+      KMS_CUDA_CHECK(cudaMemcpyAsync(centroids_[0].get(), centred.data(), kd * sizeof(float),
+                                     cudaMemcpyHostToDevice, s));
+      compute_.synchronize();
+      break;
+    }
+  }
+  KMS_CUDA_CHECK(cudaMemsetAsync(counters_.get(), 0, counters_.bytes(), s));
+  compute_.synchronize();
+
+  cur_ = 0;
+  latest_ = 0;
+  frozen_ = -1;
+  first_iteration_ = true;
+  capture_pending_ = false;
+  captured_iteration_ = -1;
+  snapshot_requested_ = false;
+  last_copy_ms_ = 0.0;
+  iteration_ = 0;
+  converged_ = false;
+  last_ = IterationStats{};
+  initialized_ = true;
+}
+
+template <typename LabelT>
+void CudaEngine::initPlusPlus() {
+  auto* nearest = reinterpret_cast<LabelT*>(labelHalf(0));
+  const float* weights = weights_.size() ? weights_.get() : nullptr;
+  for (int j = 0; j < k_; ++j)
+    launchPlusPlusStep<LabelT>(points_.get(), weights, n_, d_, centroids_[0].get(), j,
+                               seeding::plusPlusUniform(config_.seed, j), nearest,
+                               chunk_sums_.get(), compute_.get());
+}
+
+void CudaEngine::requireInitialized() const {
+  if (!initialized_) throw std::logic_error("CudaEngine used before initialize");
+}
+
+IterationStats CudaEngine::step() {
+  activate();
+  requireInitialized();
+  return labelBytes() == 1 ? stepTyped<std::uint8_t>() : stepTyped<std::uint16_t>();
+}
+
+template <typename LabelT>
+void CudaEngine::enqueueIteration(int cur, int in_half, int out_half) {
+  AssignArgs<LabelT> a;
+  a.points = points_.get();
+  a.weights = weights_.size() ? weights_.get() : nullptr;
+  a.n = n_;
+  a.d = d_;
+  a.k = k_;
+  a.centroids = centroids_[cur].get();
+  a.labels_in = in_half < 0 ? nullptr : reinterpret_cast<const LabelT*>(labelHalf(in_half));
+  a.labels_out = reinterpret_cast<LabelT*>(labelHalf(out_half));
+  a.coord_scale = coord_scale_.get();
+  a.weight_scale = exact::pow2f(summary_.fixed.weight_exp);
+  a.sums = plan_.per_block_sums ? block_sums_.get() : totals_.get();
+  a.block_inertia = block_inertia_.get();
+  a.block_changed = block_changed_.get();
+  a.clear = reinterpret_cast<unsigned long long*>(scalars_.get());
+  a.clear_words = scalars_.bytes() / sizeof(unsigned long long);
+  a.clear_totals = reinterpret_cast<unsigned long long*>(totals_.get());
+  a.clear_totals_words = totals_.size();
+
+  const cudaStream_t s = compute_.get();
+  iteration_start_.recordInGraph(s);
+  if (!plan_.per_block_sums) {  // the generic kernel accumulates into the totals directly
+    KMS_CUDA_CHECK(cudaMemsetAsync(totals_.get(), 0, totals_.bytes(), s));
+    KMS_CUDA_CHECK(cudaMemsetAsync(scalars_.get(), 0, scalars_.bytes(), s));
+  }
+  launchAssign<LabelT>(plan_, a, s);
+  after_assign_.recordInGraph(s);
+
+  if (plan_.separate_sums) {
+    AccumulateArgs<LabelT> sums;
+    sums.points = a.points;
+    sums.weights = a.weights;
+    sums.n = n_;
+    sums.d = d_;
+    sums.k = k_;
+    sums.labels = a.labels_out;
+    sums.coord_scale = a.coord_scale;
+    sums.weight_scale = a.weight_scale;
+    sums.sums = block_sums_.get();
+    launchAccumulate<LabelT>(plan_, sums, s);
+  }
+  const int columns = plan_.per_block_sums ? k_ * (d_ + 1) : 0;
+  launchReduce(block_sums_.get(), plan_.separate_sums ? plan_.sum_blocks : plan_.blocks, columns,
+               totals_.get(), block_inertia_.get(), block_changed_.get(), plan_.blocks,
+               scalars_.get(), s);
+  after_reduce_.recordInGraph(s);
+
+  launchUpdate(totals_.get(), centroids_[cur].get(), centroids_[1 - cur].get(), empty_flags_.get(),
+               scalars_.get(), report_device_, updateParams(), s);
+  after_update_.recordInGraph(s);
+}
+
+UpdateParams CudaEngine::updateParams() const {
+  UpdateParams up;
+  up.k = k_;
+  up.d = d_;
+  up.n = n_;
+  up.coord_exp = coord_exp_.get();
+  up.weight_exp = summary_.fixed.weight_exp;
+  up.scale = summary_.scale;
+  up.tolerance = config_.tolerance;
+  up.counters = counters_.get();
+  return up;
+}
+
+template <typename LabelT>
+IterationStats CudaEngine::stepTyped() {
+  if (frozen_ >= 0 && copy_done_.done()) {
+    last_copy_ms_ = copy_done_.msSince(copy_start_);
+    frozen_ = -1;
+  }
+  const int in_half = first_iteration_ ? -1 : latest_;
+  const bool capture = snapshot_requested_ && frozen_ < 0;
+  const int out_half = (capture || frozen_ == latest_) ? 1 - latest_ : latest_;
+
+  const cudaStream_t s = compute_.get();
+  const int key = (cur_ * 3 + (in_half + 1)) * 2 + out_half;
+  auto graph = graphs_.find(key);
+  if (graph == graphs_.end()) {
+    const int cur = cur_;
+    graph = graphs_
+                .emplace(key, GraphExec::capture(
+                                  s, [&] { enqueueIteration<LabelT>(cur, in_half, out_half); }))
+                .first;
+  }
+  graph->second.launch(s);
+  after_update_.synchronize();  // the one wait per iteration: the report is in pinned memory
+  IterationReport report = *report_.get();
+  if (report.iteration != iteration_ + 1)
+    throw DeviceError("internal error: the device reported iteration " +
+                      std::to_string(report.iteration) + " while iteration " +
+                      std::to_string(iteration_ + 1) + " was expected");
+  auto* labels_out = reinterpret_cast<const LabelT*>(labelHalf(out_half));
+
+  if (report.empty_count > 0 && config_.empty_clusters == EmptyClusterPolicy::ReseedFarthest) {
+    launchReseed<LabelT>(points_.get(), n_, labels_out, centroids_[cur_].get(),
+                         centroids_[1 - cur_].get(), empty_flags_.get(), empty_list_.get(),
+                         picked_keys_.get(), farthest_keys_.get(), farthest_blocks_, scalars_.get(),
+                         report_device_, updateParams(), report.empty_count, s);
+    after_update_.record(s);
+    after_update_.synchronize();
+    report = *report_.get();
+  }
+
+  IterationStats stats;
+  stats.iteration = iteration_ + 1;
+  stats.inertia = report.inertia;
+  stats.changed = report.changed;
+  stats.max_shift = report.max_shift;
+  stats.empty_clusters = report.empty_count;
+  stats.converged = report.converged != 0;
+  stats.ms.assign_ms = after_assign_.msSince(iteration_start_);
+  stats.ms.reduce_ms = after_reduce_.msSince(after_assign_);
+  stats.ms.update_ms = after_update_.msSince(after_reduce_);
+  stats.ms.copy_ms = last_copy_ms_;
+
+  cur_ = 1 - cur_;  // swap centroid buffers: the update's output is now current
+  latest_ = out_half;
+  first_iteration_ = false;
+  ++iteration_;
+  converged_ = stats.converged;
+  last_ = stats;
+  if (capture) {
+    frozen_ = out_half;
+    issueCapture(iteration_, stats);
+  }
+  return stats;
+}
+
+void CudaEngine::issueCapture(int iteration, const IterationStats& stats) {
+  const std::size_t kd = static_cast<std::size_t>(k_) * d_;
+  // Stage the centroids on the compute stream (they are overwritten two iterations from now),
+  // then let the copy stream move labels and centroids to pinned memory in the background.
+  KMS_CUDA_CHECK(cudaMemcpyAsync(staged_centroids_.get(), centroids_[cur_].get(),
+                                 kd * sizeof(float), cudaMemcpyDeviceToDevice, compute_.get()));
+  capture_source_ready_.record(compute_.get());
+  KMS_CUDA_CHECK(cudaStreamWaitEvent(copy_.get(), capture_source_ready_.get(), 0));
+  copy_start_.record(copy_.get());
+  KMS_CUDA_CHECK(cudaMemcpyAsync(host_labels_.get(), labelHalf(frozen_), n_ * labelBytes(),
+                                 cudaMemcpyDeviceToHost, copy_.get()));
+  KMS_CUDA_CHECK(cudaMemcpyAsync(host_centroids_.get(), staged_centroids_.get(), kd * sizeof(float),
+                                 cudaMemcpyDeviceToHost, copy_.get()));
+  copy_done_.record(copy_.get());
+  snapshot_requested_ = false;
+  capture_pending_ = true;
+  captured_iteration_ = iteration;
+  captured_stats_ = stats;
+}
+
+bool CudaEngine::takeCapturedSnapshot(Snapshot& out) {
+  activate();
+  if (!capture_pending_ || !copy_done_.done()) return false;
+  last_copy_ms_ = copy_done_.msSince(copy_start_);
+  fillSnapshot(out);
+  capture_pending_ = false;
+  return true;
+}
+
+void CudaEngine::snapshot(Snapshot& out) {
+  activate();
+  requireInitialized();
+  if (capture_pending_ && captured_iteration_ == iteration_) {
+    copy_done_.synchronize();
+    last_copy_ms_ = copy_done_.msSince(copy_start_);
+    fillSnapshot(out);
+    capture_pending_ = false;
+    return;
+  }
+  // Take the newest state now: wait for any background copy (it uses the same pinned buffers),
+  // then copy synchronously.
+  copy_.synchronize();
+  frozen_ = -1;
+  compute_.synchronize();
+  const std::size_t kd = static_cast<std::size_t>(k_) * d_;
+  if (iteration_ > 0)
+    KMS_CUDA_CHECK(cudaMemcpy(host_labels_.get(), labelHalf(latest_), n_ * labelBytes(),
+                              cudaMemcpyDeviceToHost));
+  KMS_CUDA_CHECK(cudaMemcpy(host_centroids_.get(), centroids_[cur_].get(), kd * sizeof(float),
+                            cudaMemcpyDeviceToHost));
+  captured_iteration_ = iteration_;
+  captured_stats_ = last_;
+  capture_pending_ = false;
+  fillSnapshot(out);
+}
+
+void CudaEngine::fillSnapshot(Snapshot& out) {
+  out.iteration = captured_iteration_;
+  out.n = n_;
+  out.k = k_;
+  out.d = d_;
+  const std::size_t kd = static_cast<std::size_t>(k_) * d_;
+  out.centroids.resize(kd);
+  for (std::size_t i = 0; i < kd; ++i)
+    out.centroids[i] = exact::add(host_centroids_.get()[i], summary_.mid[i % d_]);
+  out.stats = captured_stats_;
+  out.stats.ms.copy_ms = last_copy_ms_;
+  if (captured_iteration_ <= 0) {
+    out.labels.clear();
+    return;
+  }
+  out.labels.resize(n_);
+  constexpr std::size_t kChunk = 1 << 20;
+  const std::size_t chunks = (n_ + kChunk - 1) / kChunk;
+  const bool narrow = labelBytes() == 1;
+  const unsigned char* bytes = host_labels_.get();
+  widen_pool_.parallelFor(chunks, [&](std::size_t c, int) {
+    const std::size_t begin = c * kChunk, end = std::min(n_, begin + kChunk);
+    if (narrow) {
+      for (std::size_t i = begin; i < end; ++i)
+        out.labels[i] = bytes[i];
+    } else {
+      const auto* wide = reinterpret_cast<const std::uint16_t*>(bytes);
+      for (std::size_t i = begin; i < end; ++i)
+        out.labels[i] = wide[i];
+    }
+  });
+}
+
+}  // namespace kms::cuda

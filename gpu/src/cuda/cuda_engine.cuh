@@ -1,0 +1,125 @@
+// The CUDA backend: exact Lloyd k-means with double-buffered device state.
+//
+// Buffers and ordering (docs/engine.md has the full picture):
+//  - centroids_[cur_] are the centroids an iteration assigns with; its update writes
+//    centroids_[1 − cur_], then the two are swapped by index (no copy).
+//  - Two label halves. Iterations normally update the latest half in place. When a snapshot is
+//    requested, the iteration writes the other half instead and that half is frozen while the
+//    copy stream moves it to pinned memory; following iterations read it and write the other
+//    half, so the compute stream never waits for the copy.
+//  - The update stage writes the iteration's report (inertia, changed, shift, convergence) into
+//    pinned mapped memory; step() waits for one event and reads it.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <map>
+#include <memory>
+#include <string>
+
+#include "common/thread_pool.h"
+#include "cuda/device_memory.cuh"
+#include "cuda/kernels/assign_args.cuh"
+#include "cuda/kernels/iteration_kernels.cuh"
+#include "kmeans/engine.h"
+
+namespace kms::cuda {
+
+class CudaEngine final : public Engine {
+ public:
+  explicit CudaEngine(int device);
+  ~CudaEngine() override;
+
+  BackendInfo info() const override;
+  void setData(const DataView& data) override;
+  void initialize(const KMeansConfig& config) override;
+  IterationStats step() override;
+  void snapshot(Snapshot& out) override;
+  void requestSnapshot() override { snapshot_requested_ = true; }
+  bool takeCapturedSnapshot(Snapshot& out) override;
+  int iteration() const override { return iteration_; }
+  bool converged() const override { return converged_; }
+
+  /// Device memory held for the current data and k, in bytes.
+  std::size_t deviceBytes() const;
+  /// The assignment plan in use (for kmeans-bench's report).
+  const AssignPlan& plan() const { return plan_; }
+
+ private:
+  template <typename LabelT>
+  IterationStats stepTyped();
+  /// Puts one iteration (assign, reduce, update with their timing events) on the compute
+  /// stream; captured once per buffer arrangement into a graph. in_half −1: first iteration.
+  template <typename LabelT>
+  void enqueueIteration(int cur, int in_half, int out_half);
+  template <typename LabelT>
+  void initPlusPlus();
+  template <typename LabelT>
+  void planFor();
+  UpdateParams updateParams() const;
+  std::size_t labelBytes() const { return k_ <= 256 ? 1 : 2; }
+  unsigned char* labelHalf(int half) const {
+    return labels_.get() + static_cast<std::size_t>(half) * n_ * labelBytes();
+  }
+  void requireInitialized() const;
+  void checkFits(std::size_t bytes, const char* what, std::size_t reusable) const;
+  void issueCapture(int iteration, const IterationStats& stats);
+  void fillSnapshot(Snapshot& out);
+  void activate() const;
+
+  int device_ = 0;
+  cudaDeviceProp props_{};
+  DeviceLimits limits_;
+  ThreadPool widen_pool_{4};
+
+  Stream compute_;
+  Stream copy_;
+  Event iteration_start_, after_assign_, after_reduce_, after_update_;
+  Event capture_source_ready_, copy_start_, copy_done_;
+
+  // Data (centred on the bounding-box midpoint) and its summary.
+  DataSummary summary_;
+  std::size_t n_ = 0;
+  int d_ = 0;
+  bool has_data_ = false;
+  DeviceBuffer<float> points_, weights_, coord_scale_;
+  DeviceBuffer<int> coord_exp_;
+
+  // Run state.
+  int k_ = 0;
+  bool initialized_ = false;
+  AssignPlan plan_;
+  DeviceBuffer<float> centroids_[2];
+  int cur_ = 0;
+  DeviceBuffer<unsigned char> labels_;  // two halves of n labels (uint8 for k ≤ 256, else uint16)
+  int latest_ = 0;                      // half holding the newest labels
+  int frozen_ = -1;                     // half being copied to the host, or −1
+  bool first_iteration_ = true;
+  DeviceBuffer<long long> block_sums_, totals_;
+  DeviceBuffer<double> block_inertia_, chunk_sums_;
+  DeviceBuffer<unsigned long long> block_changed_, picked_keys_, farthest_keys_;
+  DeviceBuffer<IterationScalars> scalars_;
+  DeviceBuffer<RunCounters> counters_;
+  PinnedBuffer<IterationReport> report_;
+  IterationReport* report_device_ = nullptr;
+  /// Iteration graphs by buffer arrangement (cur, in_half, out_half); cleared when buffers change.
+  std::map<int, GraphExec> graphs_;
+  DeviceBuffer<unsigned char> empty_flags_;
+  DeviceBuffer<int> empty_list_;
+  int farthest_blocks_ = 0;
+
+  // Captured snapshot: staged centroids on the device, pinned copies on the host.
+  DeviceBuffer<float> staged_centroids_;
+  PinnedBuffer<unsigned char> host_labels_;
+  PinnedBuffer<float> host_centroids_;
+  bool capture_pending_ = false;  // a capture was issued and not yet taken
+  int captured_iteration_ = -1;
+  IterationStats captured_stats_;
+  double last_copy_ms_ = 0.0;
+
+  int iteration_ = 0;
+  bool converged_ = false;
+  IterationStats last_;
+};
+
+}  // namespace kms::cuda

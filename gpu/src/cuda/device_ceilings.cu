@@ -1,0 +1,86 @@
+// Copy bandwidth and FP32 throughput measured on the device itself, so benchmark fractions are
+// relative to what this card really does, not to a datasheet.
+#include <algorithm>
+#include <vector>
+
+#include "cuda/cuda_backend.h"
+#include "cuda/device_memory.cuh"
+#include "kmeans/device_ceilings.h"
+
+namespace kms {
+namespace {
+
+constexpr int kFmaThreads = 256;
+constexpr int kFmaChains = 8;
+constexpr int kFmaIterations = 4096;
+
+/// kFmaChains independent FMA chains per thread; the result is stored only if it is a value
+/// that never occurs, so the compiler must compute everything.
+__global__ void __launch_bounds__(kFmaThreads) fmaKernel(float seed, float* sink) {
+  float v[kFmaChains];
+#pragma unroll
+  for (int c = 0; c < kFmaChains; ++c)
+    v[c] = seed + c + threadIdx.x * 1e-3f;
+  const float a = 0.9999f, b = 1e-4f;
+  for (int i = 0; i < kFmaIterations; ++i)
+#pragma unroll
+    for (int c = 0; c < kFmaChains; ++c)
+      v[c] = fmaf(v[c], a, b);
+  float s = 0.0f;
+#pragma unroll
+  for (int c = 0; c < kFmaChains; ++c)
+    s += v[c];
+  if (s == -12345.0f) *sink = s;
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+}  // namespace
+
+std::optional<DeviceCeilings> measureDeviceCeilings(int device) {
+  const CudaStatus status = cuda::probe(device);
+  if (!status.available) return std::nullopt;
+  KMS_CUDA_CHECK(cudaSetDevice(device));
+  cudaDeviceProp props{};
+  KMS_CUDA_CHECK(cudaGetDeviceProperties(&props, device));
+  DeviceCeilings ceilings;
+  ceilings.device = props.name;
+  cuda::Stream stream;
+  cuda::Event start, stop;
+
+  // Copy: 1 GiB device to device, counted as bytes read plus bytes written.
+  const std::size_t bytes = std::size_t(1) << 30;
+  cuda::DeviceBuffer<unsigned char> src(bytes), dst(bytes);
+  KMS_CUDA_CHECK(cudaMemsetAsync(src.get(), 1, bytes, stream.get()));
+  std::vector<double> copy_ms;
+  for (int r = 0; r < 12; ++r) {
+    start.record(stream.get());
+    KMS_CUDA_CHECK(
+        cudaMemcpyAsync(dst.get(), src.get(), bytes, cudaMemcpyDeviceToDevice, stream.get()));
+    stop.record(stream.get());
+    stop.synchronize();
+    if (r >= 2) copy_ms.push_back(stop.msSince(start));
+  }
+  ceilings.copy_gbs = 2.0 * bytes / (median(copy_ms) * 1e-3) / 1e9;
+
+  // FP32 FMA throughput over a grid that fills every multiprocessor several times.
+  cuda::DeviceBuffer<float> sink(1);
+  const int blocks = props.multiProcessorCount * 16;
+  std::vector<double> fma_ms;
+  for (int r = 0; r < 7; ++r) {
+    start.record(stream.get());
+    fmaKernel<<<blocks, kFmaThreads, 0, stream.get()>>>(1.0f, sink.get());
+    KMS_CHECK_LAUNCH();
+    stop.record(stream.get());
+    stop.synchronize();
+    if (r >= 2) fma_ms.push_back(stop.msSince(start));
+  }
+  const double flops = 2.0 * blocks * kFmaThreads * double(kFmaIterations) * kFmaChains;
+  ceilings.fp32_gflops = flops / (median(fma_ms) * 1e-3) / 1e9;
+  return ceilings;
+}
+
+}  // namespace kms

@@ -1,0 +1,75 @@
+// Arguments and launch plan of the assignment pass (nearest centroid + exact partial sums).
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+
+namespace kms::cuda {
+
+/// Everything the assignment kernels read and write. Device pointers unless noted.
+template <typename LabelT>
+struct AssignArgs {
+  const float* points = nullptr;   ///< n × d, centred on the bounding-box midpoint
+  const float* weights = nullptr;  ///< n, or null when unweighted
+  std::size_t n = 0;
+  int d = 0;
+  int k = 0;
+  const float* centroids = nullptr;  ///< k × d, centred: the centroids of this iteration
+  const LabelT* labels_in =
+      nullptr;                   ///< previous labels; null on the first iteration (all changed)
+  LabelT* labels_out = nullptr;  ///< may equal labels_in (each thread reads before it writes)
+  const float* coord_scale = nullptr;  ///< d powers of two: fixed-point scale per dimension
+  float weight_scale = 1.0f;           ///< fixed-point scale of the weights
+  /// Templated kernel: per-block sums, row-major [block][k·(d+1)], written without atomics.
+  /// Generic kernel: k·(d+1) totals, accumulated with integer atomics (exact, order-free).
+  long long* sums = nullptr;
+  double* block_inertia = nullptr;              ///< [block]
+  unsigned long long* block_changed = nullptr;  ///< [block]
+  /// Zeroed by block 0 of the templated kernel for the stages that follow (the iteration's
+  /// scalars and the reduce stage's totals); the generic kernel leaves them to memsets.
+  unsigned long long* clear = nullptr;
+  std::size_t clear_words = 0;
+  unsigned long long* clear_totals = nullptr;
+  std::size_t clear_totals_words = 0;
+};
+
+/// The separate summing pass for large d (see accumulateKernel).
+template <typename LabelT>
+struct AccumulateArgs {
+  const float* points = nullptr;  ///< n × d, centred
+  const float* weights = nullptr;
+  std::size_t n = 0;
+  int d = 0;
+  int k = 0;
+  const LabelT* labels = nullptr;  ///< this iteration's labels
+  const float* coord_scale = nullptr;
+  float weight_scale = 1.0f;
+  long long* sums = nullptr;  ///< per-block rows [block][k·(d+1)]
+};
+
+/// How one assignment pass is launched; chosen once per (n, d, k) by planAssign.
+struct AssignPlan {
+  int template_dim = 0;  ///< compiled dimension D ≥ d (0 = generic kernel)
+  int threads = 256;
+  int blocks = 0;
+  int centroid_chunk = 0;      ///< centroids staged in shared memory at a time
+  int accumulator_copies = 1;  ///< shared accumulator copies (one per warp when small)
+  std::size_t shared_bytes = 0;
+  bool per_block_sums = true;  ///< false: the generic kernel's global integer atomics
+  /// Large d: the sums come from a separate accumulateKernel pass with this launch shape.
+  bool separate_sums = false;
+  int sum_blocks = 0;
+  int sum_threads = 0;
+  int sum_values_per_lane = 1;
+  std::size_t sum_shared_bytes = 0;
+};
+
+/// What the planner needs to know about the device.
+struct DeviceLimits {
+  int multiprocessors = 1;
+  std::size_t max_shared_per_block = 48 * 1024;  ///< opt-in maximum
+  std::size_t shared_per_multiprocessor = 100 * 1024;
+};
+
+}  // namespace kms::cuda

@@ -1,0 +1,189 @@
+// Implementation of planAssign/launchAssign, included once per label type by assign_u8.cu and
+// assign_u16.cu (explicit instantiation per type; two files so both compile in parallel).
+#pragma once
+
+#include <algorithm>
+
+#include "cuda/cuda_check.cuh"
+#include "cuda/kernels/assign_kernel.cuh"
+#include "cuda/kernels/assign_launch.cuh"
+
+namespace kms::cuda {
+namespace detail {
+
+inline constexpr int kGenericThreads = 256;
+inline constexpr int kSumThreads = 512;
+/// Fewer centroids per shared-memory chunk than this and the generic kernel is as good.
+inline constexpr int kMinChunk = 32;
+/// Kept free of the opt-in shared-memory limit for the kernel's static shared memory (CUB).
+inline constexpr std::size_t kStaticSharedReserve = 2048;
+/// Per-warp accumulator copies are used while they need at most this much shared memory.
+inline constexpr std::size_t kPerWarpAccumulatorBytes = 64 * 1024;
+
+template <int D, typename LabelT>
+void configureTemplated(AssignPlan& plan, std::size_t n, const DeviceLimits& limits) {
+  constexpr int threads = assignThreads(D);
+  auto kernel = assignKernel<D, LabelT, threads>;
+  KMS_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                      static_cast<int>(plan.shared_bytes)));
+  int per_sm = 0;
+  KMS_CUDA_CHECK(
+      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, plan.shared_bytes));
+  plan.threads = threads;
+  const std::size_t tile = static_cast<std::size_t>(threads) * pointsPerThread(D);
+  const std::size_t tiles = (n + tile - 1) / tile;
+  plan.blocks = static_cast<int>(std::min<std::size_t>(
+      tiles, static_cast<std::size_t>(limits.multiprocessors) * std::max(per_sm, 1)));
+}
+
+/// Coordinates per lane in accumulateKernel (d ≤ 32·V); the separate pass serves d ≤ 64.
+inline int sumValuesPerLane(int d) {
+  return d <= 32 ? 1 : 2;
+}
+
+template <typename LabelT>
+void configureSeparateSums(AssignPlan& plan, std::size_t n, const DeviceLimits& limits) {
+  auto kernel = plan.sum_values_per_lane == 1 ? accumulateKernel<kSumThreads, 1, LabelT>
+                                              : accumulateKernel<kSumThreads, 2, LabelT>;
+  KMS_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                      static_cast<int>(plan.sum_shared_bytes)));
+  int per_sm = 0;
+  KMS_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kSumThreads,
+                                                               plan.sum_shared_bytes));
+  plan.sum_threads = kSumThreads;
+  const std::size_t warps_needed = (n + 31) / 32;
+  const std::size_t blocks_needed = (warps_needed + kSumThreads / 32 - 1) / (kSumThreads / 32);
+  plan.sum_blocks = static_cast<int>(std::min<std::size_t>(
+      blocks_needed, static_cast<std::size_t>(limits.multiprocessors) * std::max(per_sm, 1)));
+}
+
+template <typename LabelT>
+void configureGeneric(AssignPlan& plan, std::size_t n, const DeviceLimits& limits) {
+  auto kernel = assignGenericKernel<LabelT, kGenericThreads>;
+  int per_sm = 0;
+  KMS_CUDA_CHECK(
+      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kGenericThreads, 0));
+  plan.threads = kGenericThreads;
+  const std::size_t blocks = (n + kGenericThreads - 1) / kGenericThreads;
+  plan.blocks = static_cast<int>(std::min<std::size_t>(
+      blocks, static_cast<std::size_t>(limits.multiprocessors) * std::max(per_sm, 1)));
+}
+
+/// Calls f.template operator()<D>() for the compiled D chosen in `plan`.
+template <typename F>
+void withTemplateDim(int D, F&& f) {
+  switch (D) {
+    case 1:
+      f.template operator()<1>();
+      break;
+    case 2:
+      f.template operator()<2>();
+      break;
+    case 3:
+      f.template operator()<3>();
+      break;
+    case 4:
+      f.template operator()<4>();
+      break;
+    case 8:
+      f.template operator()<8>();
+      break;
+    case 9:
+      f.template operator()<9>();
+      break;
+    case 16:
+      f.template operator()<16>();
+      break;
+    case 32:
+      f.template operator()<32>();
+      break;
+    case 64:
+      f.template operator()<64>();
+      break;
+    default:
+      break;
+  }
+}
+
+}  // namespace detail
+
+template <typename LabelT>
+AssignPlan planAssign(std::size_t n, int d, int k, const DeviceLimits& limits) {
+  AssignPlan plan;
+  int D = 0;
+  for (int candidate : kTemplateDims)
+    if (candidate >= d) {
+      D = candidate;
+      break;
+    }
+  const std::size_t budget = limits.max_shared_per_block - detail::kStaticSharedReserve;
+  const std::size_t columns = static_cast<std::size_t>(k) * (d + 1);
+  if (D > 0) {
+    const int threads = assignThreads(D);
+    const int warps = threads / 32;
+    const bool fused = fusesSums(D);
+    // Fused sums: one accumulator copy per warp when that is small (less contention).
+    int copies = 0;
+    if (fused)
+      copies = warps * columns * sizeof(long long) <= detail::kPerWarpAccumulatorBytes ? warps : 1;
+    const std::size_t acc_bytes = copies * columns * sizeof(long long);
+    const std::size_t scale_bytes = static_cast<std::size_t>((D + 3) / 4) * 4 * sizeof(float);
+    const std::size_t per_centroid = static_cast<std::size_t>(sharedBytesPerCentroid(D, warps));
+    const std::size_t fixed = acc_bytes + scale_bytes + 16;  // 16: alignment of the scale block
+    const std::size_t sum_shared =
+        columns * sizeof(long long) + static_cast<std::size_t>(d) * sizeof(float);
+    const bool sums_fit = fused || sum_shared <= budget;
+    if (sums_fit && fixed + detail::kMinChunk * per_centroid <= budget) {
+      const std::size_t fit = (budget - fixed) / per_centroid;
+      plan.template_dim = D;
+      plan.centroid_chunk =
+          static_cast<int>(std::min<std::size_t>(fit, static_cast<std::size_t>(k)));
+      plan.accumulator_copies = std::max(copies, 1);
+      plan.shared_bytes = plan.centroid_chunk * per_centroid + fixed;
+      plan.per_block_sums = true;
+      detail::withTemplateDim(
+          D, [&]<int TD>() { detail::configureTemplated<TD, LabelT>(plan, n, limits); });
+      if (!fused) {
+        plan.separate_sums = true;
+        plan.sum_shared_bytes = sum_shared;
+        plan.sum_values_per_lane = detail::sumValuesPerLane(d);
+        detail::configureSeparateSums<LabelT>(plan, n, limits);
+      }
+      return plan;
+    }
+  }
+  plan.template_dim = 0;
+  plan.per_block_sums = false;
+  detail::configureGeneric<LabelT>(plan, n, limits);
+  return plan;
+}
+
+template <typename LabelT>
+void launchAssign(const AssignPlan& plan, const AssignArgs<LabelT>& args, cudaStream_t stream) {
+  if (plan.template_dim == 0) {
+    assignGenericKernel<LabelT, detail::kGenericThreads>
+        <<<plan.blocks, plan.threads, 0, stream>>>(args);
+    KMS_CHECK_LAUNCH();
+    return;
+  }
+  detail::withTemplateDim(plan.template_dim, [&]<int TD>() {
+    assignKernel<TD, LabelT, assignThreads(TD)>
+        <<<plan.blocks, plan.threads, plan.shared_bytes, stream>>>(args, plan.centroid_chunk,
+                                                                   plan.accumulator_copies);
+  });
+  KMS_CHECK_LAUNCH();
+}
+
+template <typename LabelT>
+void launchAccumulate(const AssignPlan& plan, const AccumulateArgs<LabelT>& args,
+                      cudaStream_t stream) {
+  if (plan.sum_values_per_lane == 1)
+    accumulateKernel<detail::kSumThreads, 1, LabelT>
+        <<<plan.sum_blocks, plan.sum_threads, plan.sum_shared_bytes, stream>>>(args);
+  else
+    accumulateKernel<detail::kSumThreads, 2, LabelT>
+        <<<plan.sum_blocks, plan.sum_threads, plan.sum_shared_bytes, stream>>>(args);
+  KMS_CHECK_LAUNCH();
+}
+
+}  // namespace kms::cuda

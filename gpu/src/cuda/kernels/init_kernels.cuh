@@ -1,0 +1,31 @@
+// Data preparation and initial centroids on the device: centring, gathering chosen points, and
+// k-means++ D² sampling (one pass over the points per centroid, no N-sized scratch: the label
+// buffer holds each point's nearest chosen centroid and D² is recomputed from it).
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+
+namespace kms::cuda {
+
+/// x ← x − mid per coordinate, in place (exactly as the CPU backend computes it).
+void launchCentre(float* points, std::size_t n, int d, const float* mid, cudaStream_t stream);
+
+/// centroids[j] ← points[indices[j]] for j < k.
+void launchGather(const float* points, int d, const unsigned long long* indices, int k,
+                  float* centroids, cudaStream_t stream);
+
+/// Number of sampling chunks (kSamplingChunk points each) for n points.
+std::size_t plusPlusChunks(std::size_t n);
+
+/// One k-means++ step j: update each point's nearest chosen centroid with centroid j − 1 (j ≥ 1),
+/// sum the sampling mass p = w·D² (p = w at j = 0) per chunk into chunk_sums, then draw
+/// centroid j with the uniform number u and write it into centroids[j].
+template <typename LabelT>
+void launchPlusPlusStep(const float* points, const float* weights, std::size_t n, int d,
+                        float* centroids, int j, double u, LabelT* nearest, double* chunk_sums,
+                        cudaStream_t stream);
+
+}  // namespace kms::cuda

@@ -1,0 +1,79 @@
+// The stages after assignment: reduce the per-block sums, compute the new centroids, handle
+// empty clusters, measure the shift and decide convergence — all on the device.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+
+namespace kms::cuda {
+
+/// Device scalars of one iteration; zeroed before its reduce stage.
+struct IterationScalars {
+  double inertia;
+  unsigned long long changed;
+  unsigned int
+      max_shift_bits;  ///< float bits of the largest shift (non-negative floats order as uints)
+  int empty_count;
+  unsigned int update_blocks_done;
+  int converged;
+};
+
+/// Device state that lives for a whole run (zeroed by initialize).
+struct RunCounters {
+  int iteration;  ///< completed iterations; the update stage increments it
+};
+
+/// Written by the device into pinned, mapped host memory at the end of an iteration; the host
+/// reads it after the iteration's event, with no copy and no extra synchronisation.
+struct IterationReport {
+  double inertia;
+  unsigned long long changed;
+  float max_shift;
+  int empty_count;
+  int converged;
+  int iteration;
+};
+
+/// What the update and convergence stages need besides buffers.
+struct UpdateParams {
+  int k = 0;
+  int d = 0;
+  std::size_t n = 0;
+  const int* coord_exp = nullptr;  ///< device, d fixed-point exponents
+  int weight_exp = 0;
+  double scale = 1.0;  ///< data scale for the shift test
+  double tolerance = 0.0;
+  RunCounters* counters = nullptr;  ///< device; its iteration number goes into the report
+};
+
+/// Sums `rows` rows of integer sums into `totals` (k·(d+1), zeroed before) and the assignment
+/// blocks' inertia/changed (`blocks` slots) into `scalars`. With `columns` = 0 only the scalars
+/// are reduced (the generic assignment kernel already accumulated the totals).
+void launchReduce(const long long* block_sums, int rows, int columns, long long* totals,
+                  const double* block_inertia, const unsigned long long* block_changed, int blocks,
+                  IterationScalars* scalars, cudaStream_t stream);
+
+/// New centroids (means of the exact sums; empty clusters keep the old centroid and are flagged),
+/// the largest shift, then — in the last block — the convergence test and the report.
+void launchUpdate(const long long* totals, const float* old_centroids, float* new_centroids,
+                  unsigned char* empty_flags, IterationScalars* scalars, IterationReport* report,
+                  const UpdateParams& params, cudaStream_t stream);
+
+/// Re-seeds empty clusters (rare path, run only when the report counted empties): the m empty
+/// clusters, ascending, take the m points farthest from their assigned centroid in
+/// `old_centroids`, farthest first, ties to the lower index. Then recomputes the shift and the
+/// report. `block_keys` needs one slot per assignment block of launchFarthest's grid.
+template <typename LabelT>
+void launchReseed(const float* points, std::size_t n, const LabelT* labels,
+                  const float* old_centroids, float* new_centroids,
+                  const unsigned char* empty_flags, int* empty_list,
+                  unsigned long long* picked_keys, unsigned long long* block_keys, int key_blocks,
+                  IterationScalars* scalars, IterationReport* report, const UpdateParams& params,
+                  int empty_count, cudaStream_t stream);
+
+/// Blocks used by the farthest-point search (size of block_keys).
+int farthestBlocks(std::size_t n, int multiprocessors);
+
+}  // namespace kms::cuda

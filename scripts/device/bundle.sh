@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Builds the CUDA engine, its tests and kmeans-bench for Hopper (sm_90) and copies the binaries
+# into device-bundle/ (git-ignored), ready to be carried to the GPU machine.
+#   scripts/device/bundle.sh [--with-gui]
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$root"
+qt=OFF
+[ "${1:-}" = "--with-gui" ] && qt=ON
+cmake -S . -B build-device -G Ninja -DKMS_WITH_CUDA=ON -DKMS_WITH_QT=$qt \
+  -DCMAKE_CUDA_ARCHITECTURES=90 -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build build-device
+rm -rf device-bundle
+mkdir -p device-bundle
+cp build-device/tests/gpu_tests build-device/tests/engine_tests build-device/app/bench/kmeans-bench \
+  scripts/device/gpu-checks.sh device-bundle/
+if [ "$qt" = ON ]; then
+  cp build-device/app/kmeans-studio build-device/app/kmeans-cli device-bundle/
+  ../shared/tools/qt-device-bundle.sh device-bundle/qt device-bundle/kmeans-studio device-bundle/kmeans-cli >/dev/null
+fi
+du -sh device-bundle

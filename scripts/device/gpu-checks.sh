@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# Runs on the GPU machine from the repository root, with device-bundle/ carried along:
+#   device-bundle/gpu-checks.sh tests|bench|sanitize|all
+# Logs and results go to $OUT (the device tool brings them back).
+set -uo pipefail
+B=$(cd "$(dirname "$0")" && pwd)
+OUT=${OUT:-/tmp/kms-out}
+mkdir -p "$OUT"
+mode=${1:-all}
+nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm --format=csv | tee "$OUT/gpu.txt"
+
+run_tests() {
+  echo "== engine_tests (CPU) =="
+  "$B/engine_tests" --gtest_brief=1 2>&1 | tail -3
+  echo "== gpu_tests =="
+  timeout 420 "$B/gpu_tests" --gtest_brief=1 --gtest_output=xml:"$OUT/gpu_tests.xml" 2>&1 | tee "$OUT/gpu_tests.log" | tail -60
+}
+run_bench() {
+  echo "== kmeans-bench =="
+  timeout 400 "$B/kmeans-bench" --markdown "$OUT/bench.md" 2>&1 | tee "$OUT/bench.log" | tail -30
+}
+run_sanitize() {
+  # Small cases only: the sanitizers slow kernels down by orders of magnitude.
+  local filter='Grid/OneStepGpuVersusCpu.*n20*:Grid/OneStepGpuVersusCpu.*k130*:CudaEngine.EmptyClustersReseedLikeTheCpu:CudaEngine.DuplicatePointsMatchCpu:CudaEngine.KEqualsNGivesZeroInertia:CudaEngine.ErrorsMatchTheCpuBackend:CudaEngine.SnapshotBeforeTheFirstIteration'
+  for tool in memcheck racecheck; do
+    echo "== compute-sanitizer --tool $tool =="
+    timeout 240 compute-sanitizer --tool "$tool" --error-exitcode 9 "$B/gpu_tests" --gtest_brief=1 \
+      --gtest_filter="$filter" >"$OUT/sanitize-$tool.log" 2>&1
+    echo "exit $?"
+    grep -E "ERROR SUMMARY|RACECHECK SUMMARY|PASSED|FAILED" "$OUT/sanitize-$tool.log" | tail -5
+  done
+}
+run_sass() {
+  # Which atomics the assignment kernels really use (a 64-bit shared atomic would be a CAS loop).
+  cuobjdump -sass "$B/gpu_tests" > /tmp/sass.txt 2>/dev/null
+  echo "== SASS: atomics in assignKernel<3, uint8> =="
+  awk '/Function : .*assignKernelILi3Eh/{f=1} f&&/Function : /&&!/assignKernelILi3Eh/{f=0} f' /tmp/sass.txt \
+    | grep -oE '(ATOMS|ATOMG|RED|ATOM|REDUX)[.A-Z0-9]*' | sort | uniq -c
+}
+run_profile() {
+  # Nsight Compute on the assignment kernel of a few cases (first launches after warm-up).
+  for c in "k=16" "d=1," "d=64"; do
+    echo "== ncu: $c =="
+    timeout 200 ncu --section SpeedOfLight --section Occupancy --section LaunchStats \
+      --section WarpStateStats --section MemoryWorkloadAnalysis -k regex:assignKernel -s 5 -c 1 \
+      "$B/kmeans-bench" --only "$c" --iterations 3 --warmup 3 --no-cpu > "$OUT/ncu-${c//[^a-z0-9]/}.txt" 2>&1
+    grep -E "Duration|Registers Per|Achieved Occupancy|Theoretical Occupancy|Grid Size|Block Size|Compute \(SM\) Throughput|Memory Throughput|DRAM Throughput|Dynamic Shared|Warp Cycles Per Issued|Stall|Issue Slot|Executed Ipc" "$OUT/ncu-${c//[^a-z0-9]/}.txt" | head -24
+  done
+}
+run_hotspots() {
+  # Per-SASS-instruction stall samples of the assignment kernel for one case ($2).
+  local c=${2:-k=16}
+  timeout 300 ncu --set full --import-source yes -k regex:assignKernel -s 5 -c 1 -o /tmp/prof \
+    "$B/kmeans-bench" --only "$c" --iterations 3 --warmup 3 --no-cpu > "$OUT/ncu-run.txt" 2>&1
+  ncu -i /tmp/prof.ncu-rep --page source --csv --print-source sass > "$OUT/hot-sass.csv" 2>&1
+  ncu -i /tmp/prof.ncu-rep --page details --print-details all > "$OUT/hot-details.txt" 2>&1
+  ls -la "$OUT"
+  grep -E "Executed Instructions|Duration|Issued Warp|Achieved Occupancy" "$OUT/hot-details.txt" | head
+}
+case "$mode" in
+  tests) run_tests ;;
+  bench) run_bench ;;
+  sanitize) run_sanitize ;;
+  profile) run_profile ;;
+  hotspots) run_hotspots "$@" ;;
+  all) run_tests; run_bench; run_sass ;;
+esac
+/root/.pyenv/libexec/pyenv-hooks: line 24: enable: cannot open shared object /root/.pyenv/libexec/pyenv-realpath.dylib: /root/.pyenv/libexec/pyenv-realpath.dylib: cannot open shared object file: No such file or directory

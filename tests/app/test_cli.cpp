@@ -1,0 +1,202 @@
+// kmeans-cli end to end: the sample photo, point files, generated data, every exit code.
+#include <gtest/gtest.h>
+
+#include <QFile>
+#include <QImage>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QRegularExpression>
+
+#include <set>
+
+#include "kmeans/backend.h"
+#include "test_support.h"
+
+namespace kms::app::test {
+namespace {
+
+struct CliRun {
+  int exitCode = -1;
+  QString out, err;
+};
+
+CliRun runCli(const QStringList& arguments) {
+  QProcess process;
+  process.start(QStringLiteral(KMS_CLI_PATH), arguments);
+  EXPECT_TRUE(process.waitForFinished(60000)) << "kmeans-cli did not finish";
+  CliRun run;
+  run.exitCode = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
+  run.out = QString::fromUtf8(process.readAllStandardOutput());
+  run.err = QString::fromUtf8(process.readAllStandardError());
+  return run;
+}
+
+QString sample(const char* name) {
+  return QStringLiteral(KMS_RESOURCES_DIR "/samples/") + QString::fromLatin1(name);
+}
+
+QJsonObject readJson(const QString& path) {
+  QFile file(path);
+  EXPECT_TRUE(file.open(QIODevice::ReadOnly)) << path.toStdString();
+  QJsonParseError error;
+  const QJsonDocument doc = QJsonDocument::fromJson(file.readAll(), &error);
+  EXPECT_EQ(error.error, QJsonParseError::NoError) << error.errorString().toStdString();
+  return doc.object();
+}
+
+int countLines(const QString& path) {
+  QFile file(path);
+  EXPECT_TRUE(file.open(QIODevice::ReadOnly)) << path.toStdString();
+  return int(file.readAll().count('\n'));
+}
+
+TEST(Cli, QuantisesTheSamplePhotoTo16Colours) {
+  const TempFiles files;
+  const CliRun run =
+      runCli({sample("landscape.png"), "-k", "16", "--seed", "3", "--backend", "cpu", "--max-iter",
+              "12", "--out-image", files.path("q.png"), "--out-palette", files.path("palette.gpl"),
+              "--report", files.path("report.json")});
+  ASSERT_EQ(run.exitCode, 0) << run.err.toStdString();
+  const QImage original(sample("landscape.png"));
+  const QImage quantised(files.path("q.png"));
+  ASSERT_FALSE(quantised.isNull());
+  EXPECT_EQ(quantised.size(), original.size());
+  std::set<QRgb> colours;
+  for (int y = 0; y < quantised.height(); ++y)
+    for (int x = 0; x < quantised.width(); ++x)
+      colours.insert(quantised.pixel(x, y));
+  EXPECT_LE(colours.size(), 16u);
+  EXPECT_GE(colours.size(), 8u);
+  EXPECT_EQ(countLines(files.path("palette.gpl")), 4 + 16);
+
+  const QJsonObject report = readJson(files.path("report.json"));
+  EXPECT_EQ(report["settings"]["k"].toInt(), 16);
+  EXPECT_EQ(report["settings"]["seed"].toInt(), 3);
+  EXPECT_EQ(report["settings"]["backend"].toString(), QStringLiteral("cpu"));
+  EXPECT_EQ(report["n"].toInteger(), original.width() * original.height());
+  EXPECT_GE(report["iteration_count"].toInt(), 1);
+  EXPECT_LE(report["iteration_count"].toInt(), 12);
+  EXPECT_TRUE(run.out.contains(QStringLiteral("backend: cpu")));
+  EXPECT_TRUE(run.out.contains(QStringLiteral("wrote ") + files.path("q.png")));
+}
+
+TEST(Cli, ClustersAPointFileWithOneLinePerIteration) {
+  const TempFiles files;
+  const CliRun run =
+      runCli({sample("blobs-2d.csv"), "-k", "5", "--backend", "cpu", "--out-labels",
+              files.path("labels.csv"), "--out-centroids", files.path("centroids.csv")});
+  ASSERT_EQ(run.exitCode, 0) << run.err.toStdString();
+  // stdout is a pipe here: one progress line per iteration, then the summary.
+  EXPECT_TRUE(run.out.contains(QRegularExpression(QStringLiteral(
+      "iter +1  inertia [0-9.e+-]+  changed 5,000 \\(100\\.00%\\)  shift [0-9.e+-]+  [0-9.]+ ms"))))
+      << run.out.toStdString();
+  EXPECT_TRUE(run.out.contains(QStringLiteral("converged after")));
+  EXPECT_TRUE(run.out.contains(QStringLiteral("final inertia")));
+  EXPECT_EQ(countLines(files.path("labels.csv")), 1 + 5000);
+  const DatasetPtr centroids = loadOrFail(files.path("centroids.csv"));
+  ASSERT_TRUE(centroids);
+  EXPECT_EQ(centroids->n, 5u);
+  EXPECT_EQ(centroids->dimensionNames, (QStringList{"cluster", "x", "y", "share"}));
+}
+
+TEST(Cli, ClustersTheSampleCloudAndAGeneratedSet) {
+  const TempFiles files;
+  CliRun run = runCli({sample("cloud-3d.ply"), "-k", "6", "--backend", "cpu", "--quiet"});
+  EXPECT_EQ(run.exitCode, 0) << run.err.toStdString();
+  EXPECT_TRUE(run.out.isEmpty()) << "--quiet printed: " << run.out.toStdString();
+
+  run = runCli({"--generate", "moons", "--points", "3000", "--noise", "0.1", "-k", "2", "--seed",
+                "5", "--report", files.path("moons.json")});
+  ASSERT_EQ(run.exitCode, 0) << run.err.toStdString();
+  const QJsonObject report = readJson(files.path("moons.json"));
+  EXPECT_TRUE(report["input"].toString().startsWith(QStringLiteral("generator:moons points=3000")));
+  EXPECT_EQ(report["n"].toInt(), 3000);
+  EXPECT_EQ(report["settings"]["seed"].toInt(), 5);
+  EXPECT_TRUE(run.out.contains(QStringLiteral("Moons — 3,000 points")));
+}
+
+TEST(Cli, SameSeedGivesIdenticalLabels) {
+  const TempFiles files;
+  for (const char* name : {"a.csv", "b.csv"})
+    ASSERT_EQ(runCli({"--generate", "blobs", "--points", "4000", "--dims", "3", "-k", "4", "--init",
+                      "random", "--seed", "11", "--threads", "2", "--quiet", "--out-labels",
+                      files.path(QString::fromLatin1(name))})
+                  .exitCode,
+              0);
+  QFile a(files.path("a.csv")), b(files.path("b.csv"));
+  ASSERT_TRUE(a.open(QIODevice::ReadOnly) && b.open(QIODevice::ReadOnly));
+  EXPECT_EQ(a.readAll(), b.readAll());
+}
+
+TEST(Cli, BadArgumentsExitWithOne) {
+  const QString csv = sample("blobs-2d.csv");
+  const std::vector<std::pair<QStringList, const char*>> cases = {
+      {{csv}, "missing -k"},
+      {{csv, "-k", "zero"}, "-k needs an integer ≥ 1, not 'zero'"},
+      {{csv, "-k", "0"}, "needs an integer ≥ 1"},
+      {{csv, "-k", "3", "--init", "magic"}, "--init needs kmeans++ or random"},
+      {{csv, "-k", "3", "--backend", "tpu"}, "--backend needs auto, cuda or cpu"},
+      {{csv, "-k", "3", "--tol", "-1"}, "--tol needs a number ≥ 0"},
+      {{csv, "-k", "3", "--frobnicate"}, "Unknown option 'frobnicate'"},
+      {{"-k", "3"}, "missing INPUT"},
+      {{csv, "-k", "3", "--generate", "blobs"}, "either INPUT or --generate"},
+      {{"--generate", "spirals", "-k", "3"}, "--generate needs blobs, rings, moons or uniform"},
+      {{"--generate", "blobs", "-k", "3", "--out-image", "x.png"}, "need an image input"},
+      {{"--generate", "rings", "--points", "3", "--groups", "5", "-k", "2"},
+       "more groups than points"},
+      {{csv, "-k", "3", "--out-image", "x.png"},
+       "blobs-2d.csv: --out-image and --out-palette need an image input"},
+  };
+  for (const auto& [arguments, message] : cases) {
+    const CliRun run = runCli(arguments);
+    EXPECT_EQ(run.exitCode, 1) << arguments.join(' ').toStdString();
+    EXPECT_TRUE(run.err.contains(QString::fromUtf8(message)))
+        << arguments.join(' ').toStdString() << " → " << run.err.toStdString();
+  }
+}
+
+TEST(Cli, BadInputExitsWithTwoAndNamesTheFile) {
+  const TempFiles files;
+  CliRun run = runCli({files.path("missing.png"), "-k", "4"});
+  EXPECT_EQ(run.exitCode, 2);
+  EXPECT_EQ(run.err, QStringLiteral("kmeans-cli: missing.png: file does not exist\n"));
+
+  run = runCli({files.write("ragged.csv", "x,y\n1,2\n3\n"), "-k", "2"});
+  EXPECT_EQ(run.exitCode, 2);
+  EXPECT_TRUE(run.err.contains(QStringLiteral("ragged.csv: line 3 has 1 values, expected 2")))
+      << run.err.toStdString();
+
+  run = runCli({files.write("three.csv", "x,y\n1,2\n3,4\n5,6\n"), "-k", "10"});
+  EXPECT_EQ(run.exitCode, 2);
+  EXPECT_TRUE(run.err.contains(QStringLiteral("three.csv: "))) << run.err.toStdString();
+  EXPECT_TRUE(run.err.contains(QStringLiteral("k = 10"))) << run.err.toStdString();
+}
+
+TEST(Cli, UnwritableOutputExitsWithFour) {
+  const TempFiles files;
+  const CliRun run = runCli({sample("blobs-2d.csv"), "-k", "3", "--quiet", "--out-labels",
+                             files.path("no/such/dir/labels.csv")});
+  EXPECT_EQ(run.exitCode, 4);
+  EXPECT_TRUE(run.err.startsWith(QStringLiteral("kmeans-cli: labels.csv: cannot create the file")))
+      << run.err.toStdString();
+}
+
+TEST(Cli, MissingGpuExitsWithThree) {
+  if (cudaStatus().available) GTEST_SKIP() << "a CUDA device is available here";
+  const CliRun run = runCli({"--generate", "blobs", "-k", "3", "--backend", "cuda"});
+  EXPECT_EQ(run.exitCode, 3);
+  EXPECT_TRUE(run.err.contains(QStringLiteral("CUDA backend unavailable")))
+      << run.err.toStdString();
+}
+
+TEST(Cli, HelpDocumentsTheExitCodes) {
+  const CliRun run = runCli({"--help"});
+  EXPECT_EQ(run.exitCode, 0);
+  EXPECT_TRUE(
+      run.out.contains(QStringLiteral("Exit status: 0 success, 1 bad arguments, 2 bad input")));
+  EXPECT_TRUE(run.out.contains(QStringLiteral("--out-palette")));
+}
+
+}  // namespace
+}  // namespace kms::app::test

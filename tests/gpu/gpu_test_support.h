@@ -1,0 +1,78 @@
+// Shared helpers of the GPU tests: skip without a device, run CPU and CUDA side by side.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <vector>
+
+#include "kmeans/backend.h"
+#include "support/reference_kmeans.h"
+
+namespace kms::test {
+
+/// Skips the current test, with the reason, when no CUDA device can run the backend.
+#define KMS_REQUIRE_CUDA()                                                  \
+  do {                                                                      \
+    const ::kms::CudaStatus kms_status_ = ::kms::cudaStatus();              \
+    if (!kms_status_.available)                                             \
+      GTEST_SKIP() << "CUDA backend not available: " << kms_status_.reason; \
+  } while (0)
+
+inline std::unique_ptr<Engine> cudaEngineOn(const std::vector<float>& p, int d,
+                                            const std::vector<float>* w = nullptr) {
+  auto e = createEngine(BackendKind::Cuda).engine;
+  e->setData(DataView{p.data(), p.size() / d, d, w ? w->data() : nullptr});
+  return e;
+}
+
+inline std::unique_ptr<Engine> cpuEngineOn(const std::vector<float>& p, int d,
+                                           const std::vector<float>* w = nullptr) {
+  auto e = createCpuEngine(0);
+  e->setData(DataView{p.data(), p.size() / d, d, w ? w->data() : nullptr});
+  return e;
+}
+
+inline KMeansConfig givenCentroids(const std::vector<float>& c, int k) {
+  KMeansConfig config;
+  config.k = k;
+  config.init = InitMethod::Given;
+  config.initial_centroids = c;
+  config.tolerance = 0;
+  config.empty_clusters = EmptyClusterPolicy::KeepCentroid;
+  return config;
+}
+
+/// Labels equal except at ties: where they differ, the two centroids are equally near within
+/// the rounding of a float32 distance computed as ‖c‖² − 2x·c (the GPU's form), i.e.
+/// |d_a − d_b| ≤ 1e-6·(‖x‖² + ‖c_a‖² + ‖c_b‖²) + 1e-5·max(d_a, d_b). Returns the number of ties.
+inline std::size_t expectSameLabelsUpToTies(const std::vector<float>& p, int d,
+                                            const std::vector<float>& centroids,
+                                            const std::vector<std::int32_t>& a,
+                                            const std::vector<std::int32_t>& b) {
+  EXPECT_EQ(a.size(), b.size());
+  const auto cents = toDouble(centroids);
+  auto norm2 = [&](const double* v) {
+    double s = 0.0;
+    for (int c = 0; c < d; ++c)
+      s += v[c] * v[c];
+    return s;
+  };
+  std::size_t ties = 0;
+  for (std::size_t i = 0; i < a.size() && i < b.size(); ++i) {
+    if (a[i] == b[i]) continue;
+    const double da = referenceDistance(p, d, i, cents, a[i]);
+    const double db = referenceDistance(p, d, i, cents, b[i]);
+    double xn = 0.0;
+    for (int c = 0; c < d; ++c)
+      xn += double(p[i * d + c]) * p[i * d + c];
+    const double slack =
+        1e-6 * (xn + norm2(&cents[std::size_t(a[i]) * d]) + norm2(&cents[std::size_t(b[i]) * d])) +
+        1e-5 * std::max(da, db);
+    EXPECT_NEAR(da, db, slack) << "point " << i << ": label " << a[i] << " vs " << b[i];
+    ++ties;
+  }
+  return ties;
+}
+
+}  // namespace kms::test
