@@ -39,7 +39,7 @@ run_sass() {
 }
 run_profile() {
   # Nsight Compute on the assignment kernel of a few cases (first launches after warm-up).
-  for c in "k=16" "d=1," "d=64"; do
+  for c in ${PROFILE_CASES:-"k=16" "d=1," "d=64"}; do
     echo "== ncu: $c =="
     timeout 200 ncu --section SpeedOfLight --section Occupancy --section LaunchStats \
       --section WarpStateStats --section MemoryWorkloadAnalysis -k regex:assignKernel -s 5 -c 1 \

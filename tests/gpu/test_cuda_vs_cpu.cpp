@@ -68,6 +68,12 @@ std::vector<GridCase> gridCases() {
   for (int d : {1, 2, 3, 4, 5, 7, 8, 9, 12, 16, 17, 31, 32, 40, 64, 65, 100})
     for (int k : {1, 5, 16, 130})
       cases.push_back({static_cast<std::size_t>(2000 + 37 * d + k), d, k, (d + k) % 3 == 0});
+  // Enough points for the point-per-thread kernel (smaller sets go to the tiled kernel),
+  // including 16-bit labels and, for d = 16 and k = 1000, centroids staged in chunks.
+  for (int d : {1, 2, 5, 8, 9, 16})
+    for (int k : {7, 300})
+      cases.push_back({200000, d, k, (d + k) % 2 == 1});
+  cases.push_back({200000, 16, 1000, false});
   cases.push_back({50000, 3, 256, false});
   cases.push_back({50000, 3, 257, true});  // 16-bit labels
   cases.push_back({20000, 2, 1024, false});

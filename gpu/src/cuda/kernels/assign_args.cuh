@@ -57,6 +57,7 @@ struct AssignPlan {
   int accumulator_copies = 1;  ///< shared accumulator copies (one per warp when small)
   std::size_t shared_bytes = 0;
   bool per_block_sums = true;  ///< false: the generic kernel's global integer atomics
+  bool tiled = false;          ///< large d: the register-tiled kernel (assign_tiled_kernel.cuh)
   /// Large d: the sums come from a separate accumulateKernel pass with this launch shape.
   bool separate_sums = false;
   int sum_blocks = 0;

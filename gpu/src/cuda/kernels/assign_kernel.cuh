@@ -91,7 +91,7 @@ __device__ void stageCentroids(float* rows, const float* __restrict__ centroids,
 
 /// Loads point i's d coordinates into x[0, D) (zero-padded); an invalid point loads zeros.
 template <int D>
-__device__ __forceinline__ void loadPoint(const float* __restrict__ points, std::size_t i, int d,
+__device__ __forceinline__ void loadPoint(const float* __restrict__ points, unsigned i, int d,
                                           bool valid, float (&x)[D]) {
 #pragma unroll
   for (int c = 0; c < D; ++c)
@@ -121,7 +121,7 @@ __device__ __forceinline__ void loadPoint(const float* __restrict__ points, std:
         x[c] = __ldg(p + c);
     }
   } else {  // d < D: the padding stays zero, so it adds exact zeros everywhere
-    const float* p = points + i * static_cast<std::size_t>(d);
+    const float* p = points + i * d;
 #pragma unroll
     for (int c = 0; c < D; ++c)
       if (c < d) x[c] = __ldg(p + c);
@@ -178,10 +178,10 @@ template <int D>
 __device__ __forceinline__ void accumulatePoint(bool valid, int label, const float (&x)[D], float w,
                                                 bool weighted, int d, const float* scale,
                                                 float weight_scale, unsigned* acc_lo, int* acc_hi) {
-  int q[D];
+  int q[D];  // padded coordinates are zero and quantise to zero
 #pragma unroll
   for (int c = 0; c < D; ++c)
-    q[c] = (valid && c < d) ? exact::quantize(weighted ? exact::mul(x[c], w) : x[c], scale[c]) : 0;
+    q[c] = valid ? exact::quantize(weighted ? exact::mul(x[c], w) : x[c], scale[c]) : 0;
   const int qw = valid ? (weighted ? exact::quantize(w, weight_scale) : 1) : 0;
   const int lane = threadIdx.x & 31;
   const int stride = d + 1;
@@ -295,6 +295,21 @@ __device__ int exactNearest(const float (&x)[D], const float* __restrict__ centr
   return best;
 }
 
+/// ‖x − c‖² exactly as the CPU backend computes it (c from global memory, d ≤ D coordinates).
+template <int D>
+__device__ __forceinline__ float exactDistance(const float (&x)[D], const float* __restrict__ c,
+                                               int d) {
+  float s = 0.0f;
+#pragma unroll
+  for (int t = 0; t < D; ++t) {
+    if (t < d) {
+      const float diff = exact::sub(x[t], __ldg(c + t));
+      s = exact::add(s, exact::mul(diff, diff));
+    }
+  }
+  return s;
+}
+
 /// exactNearest over the listed staged rows only, ties to the lower centroid index.
 template <int D>
 __device__ int exactNearestListed(const float (&x)[D], const float* rows,
@@ -356,7 +371,7 @@ __device__ __forceinline__ float tieBound(float x_norm, float best_norm, float s
 /// Register budget: blocks per multiprocessor the compiler must make room for (small d is
 /// latency-bound and needs warps in flight).
 __host__ __device__ constexpr int minBlocksPerSm(int D) {
-  return D <= 2 ? 3 : (D <= 4 ? 2 : 1);
+  return D == 1 ? 3 : (D <= 4 ? 2 : 1);
 }
 
 /// Whether a warp loads its next tile while it works on the current one. For small d a tile
@@ -377,12 +392,14 @@ template <int D, int P, typename LabelT>
 __device__ __forceinline__ void loadWarpTile(const AssignArgs<LabelT>& a, std::size_t warp_base,
                                              WarpTile<D, P, LabelT>& t) {
   const int lane = threadIdx.x & 31;
+  const float* points = a.points + warp_base * a.d;  // 64-bit once; 32-bit offsets below
+  const LabelT* old = a.labels_in ? a.labels_in + warp_base : nullptr;
 #pragma unroll
   for (int p = 0; p < P; ++p) {
-    const std::size_t i = warp_base + p * 32 + lane;
-    const bool valid = i < a.n;
-    loadPoint<D>(a.points, i, a.d, valid, t.x[p]);
-    t.old[p] = (valid && a.labels_in) ? a.labels_in[i] : LabelT(0);
+    const unsigned local = p * 32 + lane;
+    const bool valid = warp_base + local < a.n;
+    loadPoint<D>(points, local, a.d, valid, t.x[p]);
+    t.old[p] = (valid && old) ? old[local] : LabelT(0);
   }
 }
 
@@ -532,38 +549,51 @@ __global__ void __launch_bounds__(THREADS, minBlocksPerSm(D))
     }
 
     // Labels (near ties re-ranked exactly), exact distances for the inertia, changed count.
+    // Per-tile base pointers keep the per-point index arithmetic in 32 bits.
+    LabelT* labels_out = a.labels_out + warp_base;
+    const float* weights = weighted ? a.weights + warp_base : nullptr;
     float w[P];
 #pragma unroll
     for (int p = 0; p < P; ++p) {
       w[p] = 1.0f;
       if (!valid[p]) continue;
-      const std::size_t i = warp_base + p * 32 + lane;
-      if (weighted) w[p] = __ldg(a.weights + i);
-      // The winner's coordinates: from the staged rows when all centroids are staged.
-      const float* cb =
-          single_chunk ? rows + label[p] * R : a.centroids + static_cast<std::size_t>(label[p]) * d;
+      const unsigned local = p * 32 + lane;
+      if (weighted) w[p] = __ldg(weights + local);
       float x[D];
 #pragma unroll
       for (int c = 0; c < D; ++c)
         x[c] = -0.5f * xa[p][c];  // exact: undoes the ×(−2)
       float dist = 0.0f, x_norm = 0.0f, c_norm = 0.0f;
+      if (single_chunk) {
+        // Staged rows are zero-padded like x, so padding adds exact zeros: no guards needed.
+        const float* cb = rows + label[p] * R;
 #pragma unroll
-      for (int c = 0; c < D; ++c) {
-        if (c < d) {
+        for (int c = 0; c < D; ++c) {
           const float cv = cb[c];
           const float t = exact::sub(x[c], cv);
           dist = exact::add(dist, exact::mul(t, t));
           x_norm = fmaf(x[c], x[c], x_norm);
-          c_norm = fmaf(cv, cv, c_norm);
+        }
+        c_norm = cb[D];
+      } else {
+        const float* cb = a.centroids + static_cast<std::size_t>(label[p]) * d;
+#pragma unroll
+        for (int c = 0; c < D; ++c) {
+          if (c < d) {
+            const float cv = __ldg(cb + c);
+            const float t = exact::sub(x[c], cv);
+            dist = exact::add(dist, exact::mul(t, t));
+            x_norm = fmaf(x[c], x[c], x_norm);
+            c_norm = fmaf(cv, cv, c_norm);
+          }
         }
       }
       // One candidate (second = ∞) is provably nearest. Otherwise the runner-up's squared norm
-      // follows from the triangle inequality, ‖c₂‖ ≤ ‖x‖ + ‖x − c₂‖, and a gap under the rounding
-      // bound is settled with exact distances.
+      // follows from the triangle inequality, ‖c₂‖ ≤ ‖x‖ + ‖x − c₂‖ with ‖x − c₂‖² ≈ second +
+      // ‖x‖², and a gap under the rounding bound is settled with exact distances.
       if (second[p] < INFINITY) {
-        // ‖c₂‖² ≤ (‖x‖ + ‖x − c₂‖)² ≤ 2‖x‖² + 2‖x − c₂‖², and ‖x − c₂‖² ≈ second + ‖x‖².
-        const float second_norm = 4.0f * x_norm + 2.0f * fmaxf(0.0f, second[p]) + 1e-30f;
-        if (!(second[p] - best[p] > tieBound<D>(x_norm, c_norm, 1.01f * second_norm))) {
+        const float reach = sqrtf(x_norm) + sqrtf(fmaxf(0.0f, second[p] + x_norm));
+        if (!(second[p] - best[p] > tieBound<D>(x_norm, c_norm, 1.01f * reach * reach))) {
           // The exact winner is among the box candidates (the filter never drops it).
           if (kPrune && single_chunk)
             label[p] = exactNearestListed<D>(x, rows, my_list, candidates, d, dist);
@@ -574,7 +604,7 @@ __global__ void __launch_bounds__(THREADS, minBlocksPerSm(D))
       inertia += weighted ? static_cast<double>(exact::mul(dist, w[p])) : static_cast<double>(dist);
       const LabelT new_label = static_cast<LabelT>(label[p]);
       if (a.labels_in == nullptr || cur.old[p] != new_label) ++changed;
-      a.labels_out[i] = new_label;
+      labels_out[local] = new_label;
     }
 
     if constexpr (kFused) {

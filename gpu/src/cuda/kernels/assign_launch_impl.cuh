@@ -7,6 +7,7 @@
 #include "cuda/cuda_check.cuh"
 #include "cuda/kernels/assign_kernel.cuh"
 #include "cuda/kernels/assign_launch.cuh"
+#include "cuda/kernels/assign_tiled_kernel.cuh"
 
 namespace kms::cuda {
 namespace detail {
@@ -69,40 +70,46 @@ void configureGeneric(AssignPlan& plan, std::size_t n, const DeviceLimits& limit
       blocks, static_cast<std::size_t>(limits.multiprocessors) * std::max(per_sm, 1)));
 }
 
-/// Calls f.template operator()<D>() for the compiled D chosen in `plan`.
+/// Calls f.template operator()<D>() for the compiled D of the point-per-thread kernel.
 template <typename F>
-void withTemplateDim(int D, F&& f) {
+void withSmallDim(int D, F&& f) {
+  // clang-format off
   switch (D) {
-    case 1:
-      f.template operator()<1>();
-      break;
-    case 2:
-      f.template operator()<2>();
-      break;
-    case 3:
-      f.template operator()<3>();
-      break;
-    case 4:
-      f.template operator()<4>();
-      break;
-    case 8:
-      f.template operator()<8>();
-      break;
-    case 9:
-      f.template operator()<9>();
-      break;
-    case 16:
-      f.template operator()<16>();
-      break;
-    case 32:
-      f.template operator()<32>();
-      break;
-    case 64:
-      f.template operator()<64>();
-      break;
-    default:
-      break;
+    case 1: f.template operator()<1>(); break;
+    case 2: f.template operator()<2>(); break;
+    case 3: f.template operator()<3>(); break;
+    case 4: f.template operator()<4>(); break;
+    case 8: f.template operator()<8>(); break;
+    case 9: f.template operator()<9>(); break;
+    case 16: f.template operator()<16>(); break;
+    default: break;
   }
+  // clang-format on
+}
+
+/// Large d runs on the register-tiled kernel (assign_tiled_kernel.cuh), and so do small data
+/// sets with d ≤ 16 that would not give the point-per-thread kernel one block per
+/// multiprocessor (its blocks take 1,024 points; the tiled kernel's take 64).
+inline bool usesTiledKernel(int D, std::size_t n, const DeviceLimits& limits) {
+  if (D >= 32) return true;
+  if (D > 16) return false;
+  const std::size_t tile = static_cast<std::size_t>(assignThreads(D)) * pointsPerThread(D);
+  return (n + tile - 1) / tile < static_cast<std::size_t>(limits.multiprocessors);
+}
+using ::kms::cuda::tiledSharedBytes;
+
+template <int D, typename LabelT>
+void configureTiled(AssignPlan& plan, std::size_t n, const DeviceLimits& limits) {
+  auto kernel = assignTiledKernel<D, LabelT>;
+  KMS_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                      static_cast<int>(plan.shared_bytes)));
+  int per_sm = 0;
+  KMS_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kTiledThreads,
+                                                               plan.shared_bytes));
+  plan.threads = kTiledThreads;
+  const std::size_t tiles = (n + kTiledPoints - 1) / kTiledPoints;
+  plan.blocks = static_cast<int>(std::min<std::size_t>(
+      tiles, static_cast<std::size_t>(limits.multiprocessors) * std::max(per_sm, 1)));
 }
 
 }  // namespace detail
@@ -118,37 +125,55 @@ AssignPlan planAssign(std::size_t n, int d, int k, const DeviceLimits& limits) {
     }
   const std::size_t budget = limits.max_shared_per_block - detail::kStaticSharedReserve;
   const std::size_t columns = static_cast<std::size_t>(k) * (d + 1);
-  if (D > 0) {
+  const std::size_t sum_shared =
+      columns * sizeof(long long) + static_cast<std::size_t>(d) * sizeof(float);
+  const bool tiled = D > 0 && detail::usesTiledKernel(D, n, limits);
+  if (tiled && sum_shared <= budget) {
+    if (D < 16) D = 16;  // the tiled kernel is compiled for 16, 32 and 64
+    // Centroids staged in chunks of whole 64-wide tiles; as many as fit (two blocks per SM).
+    const std::size_t per_tile =
+        detail::tiledSharedBytes(D, kTiledCentroids) - detail::tiledSharedBytes(D, 0);
+    const std::size_t room = budget / 2 > detail::tiledSharedBytes(D, 0)
+                                 ? budget / 2 - detail::tiledSharedBytes(D, 0)
+                                 : 0;
+    const int tiles_fit = static_cast<int>(room / per_tile);
+    const int tiles_needed = (k + kTiledCentroids - 1) / kTiledCentroids;
+    if (tiles_fit >= 1) {
+      plan.template_dim = D;
+      plan.tiled = true;
+      plan.centroid_chunk = std::min(tiles_fit, tiles_needed) * kTiledCentroids;
+      plan.shared_bytes = detail::tiledSharedBytes(D, plan.centroid_chunk);
+      plan.per_block_sums = true;
+      if (D == 16) detail::configureTiled<16, LabelT>(plan, n, limits);
+      if (D == 32) detail::configureTiled<32, LabelT>(plan, n, limits);
+      if (D == 64) detail::configureTiled<64, LabelT>(plan, n, limits);
+      plan.separate_sums = true;
+      plan.sum_shared_bytes = sum_shared;
+      plan.sum_values_per_lane = detail::sumValuesPerLane(d);
+      detail::configureSeparateSums<LabelT>(plan, n, limits);
+      return plan;
+    }
+  }
+  if (D > 0 && !tiled) {
     const int threads = assignThreads(D);
     const int warps = threads / 32;
-    const bool fused = fusesSums(D);
-    // Fused sums: one accumulator copy per warp when that is small (less contention).
-    int copies = 0;
-    if (fused)
-      copies = warps * columns * sizeof(long long) <= detail::kPerWarpAccumulatorBytes ? warps : 1;
+    // Sums fused into the pass: one accumulator copy per warp when that is small.
+    const int copies =
+        warps * columns * sizeof(long long) <= detail::kPerWarpAccumulatorBytes ? warps : 1;
     const std::size_t acc_bytes = copies * columns * sizeof(long long);
     const std::size_t scale_bytes = static_cast<std::size_t>((D + 3) / 4) * 4 * sizeof(float);
     const std::size_t per_centroid = static_cast<std::size_t>(sharedBytesPerCentroid(D, warps));
     const std::size_t fixed = acc_bytes + scale_bytes + 16;  // 16: alignment of the scale block
-    const std::size_t sum_shared =
-        columns * sizeof(long long) + static_cast<std::size_t>(d) * sizeof(float);
-    const bool sums_fit = fused || sum_shared <= budget;
-    if (sums_fit && fixed + detail::kMinChunk * per_centroid <= budget) {
+    if (fixed + detail::kMinChunk * per_centroid <= budget) {
       const std::size_t fit = (budget - fixed) / per_centroid;
       plan.template_dim = D;
       plan.centroid_chunk =
           static_cast<int>(std::min<std::size_t>(fit, static_cast<std::size_t>(k)));
-      plan.accumulator_copies = std::max(copies, 1);
+      plan.accumulator_copies = copies;
       plan.shared_bytes = plan.centroid_chunk * per_centroid + fixed;
       plan.per_block_sums = true;
-      detail::withTemplateDim(
+      detail::withSmallDim(
           D, [&]<int TD>() { detail::configureTemplated<TD, LabelT>(plan, n, limits); });
-      if (!fused) {
-        plan.separate_sums = true;
-        plan.sum_shared_bytes = sum_shared;
-        plan.sum_values_per_lane = detail::sumValuesPerLane(d);
-        detail::configureSeparateSums<LabelT>(plan, n, limits);
-      }
       return plan;
     }
   }
@@ -166,11 +191,23 @@ void launchAssign(const AssignPlan& plan, const AssignArgs<LabelT>& args, cudaSt
     KMS_CHECK_LAUNCH();
     return;
   }
-  detail::withTemplateDim(plan.template_dim, [&]<int TD>() {
-    assignKernel<TD, LabelT, assignThreads(TD)>
-        <<<plan.blocks, plan.threads, plan.shared_bytes, stream>>>(args, plan.centroid_chunk,
-                                                                   plan.accumulator_copies);
-  });
+  if (plan.tiled) {
+    if (plan.template_dim == 16)
+      assignTiledKernel<16, LabelT>
+          <<<plan.blocks, plan.threads, plan.shared_bytes, stream>>>(args, plan.centroid_chunk);
+    else if (plan.template_dim == 32)
+      assignTiledKernel<32, LabelT>
+          <<<plan.blocks, plan.threads, plan.shared_bytes, stream>>>(args, plan.centroid_chunk);
+    else
+      assignTiledKernel<64, LabelT>
+          <<<plan.blocks, plan.threads, plan.shared_bytes, stream>>>(args, plan.centroid_chunk);
+  } else {
+    detail::withSmallDim(plan.template_dim, [&]<int TD>() {
+      assignKernel<TD, LabelT, assignThreads(TD)>
+          <<<plan.blocks, plan.threads, plan.shared_bytes, stream>>>(args, plan.centroid_chunk,
+                                                                     plan.accumulator_copies);
+    });
+  }
   KMS_CHECK_LAUNCH();
 }
 
