@@ -394,10 +394,12 @@ __device__ __forceinline__ void loadWarpTile(const AssignArgs<LabelT>& a, std::s
   const int lane = threadIdx.x & 31;
   const float* points = a.points + warp_base * a.d;  // 64-bit once; 32-bit offsets below
   const LabelT* old = a.labels_in ? a.labels_in + warp_base : nullptr;
+  const unsigned left =
+      a.n > warp_base ? static_cast<unsigned>(min(a.n - warp_base, std::size_t(32 * P))) : 0u;
 #pragma unroll
   for (int p = 0; p < P; ++p) {
     const unsigned local = p * 32 + lane;
-    const bool valid = warp_base + local < a.n;
+    const bool valid = local < left;
     loadPoint<D>(points, local, a.d, valid, t.x[p]);
     t.old[p] = (valid && old) ? old[local] : LabelT(0);
   }
@@ -432,6 +434,7 @@ __global__ void __launch_bounds__(THREADS, minBlocksPerSm(D))
   unsigned* my_lo = acc_lo + static_cast<std::size_t>(warp % copies) * kd1;
   int* my_hi = acc_hi + static_cast<std::size_t>(warp % copies) * kd1;
   const bool weighted = a.weights != nullptr;
+  const bool first_iteration = a.labels_in == nullptr;
 
   if (blockIdx.x == 0) clearForNextStages(a);
   for (int c = threadIdx.x; c < D; c += THREADS)
@@ -462,11 +465,14 @@ __global__ void __launch_bounds__(THREADS, minBlocksPerSm(D))
     } else {
       loadWarpTile(a, warp_base, cur);
     }
+    // Points left from this warp's first one, clamped: validity tests stay 32-bit.
+    const unsigned left =
+        a.n > warp_base ? static_cast<unsigned>(min(a.n - warp_base, std::size_t(32 * P))) : 0u;
     bool valid[P];
     float xa[P][R];
 #pragma unroll
     for (int p = 0; p < P; ++p) {
-      valid[p] = warp_base + p * 32 + lane < a.n;
+      valid[p] = static_cast<unsigned>(p * 32 + lane) < left;
 #pragma unroll
       for (int c = 0; c < R; ++c)
         xa[p][c] = c < D ? -2.0f * cur.x[p][c] : (c == D ? 1.0f : 0.0f);
@@ -553,6 +559,7 @@ __global__ void __launch_bounds__(THREADS, minBlocksPerSm(D))
     LabelT* labels_out = a.labels_out + warp_base;
     const float* weights = weighted ? a.weights + warp_base : nullptr;
     float w[P];
+    float tile_inertia = 0.0f;  // at most 4 terms: float is exact enough, one double add per tile
 #pragma unroll
     for (int p = 0; p < P; ++p) {
       w[p] = 1.0f;
@@ -601,11 +608,12 @@ __global__ void __launch_bounds__(THREADS, minBlocksPerSm(D))
             label[p] = exactNearest<D>(x, a.centroids, d, k, dist);
         }
       }
-      inertia += weighted ? static_cast<double>(exact::mul(dist, w[p])) : static_cast<double>(dist);
+      tile_inertia += weighted ? exact::mul(dist, w[p]) : dist;
       const LabelT new_label = static_cast<LabelT>(label[p]);
-      if (a.labels_in == nullptr || cur.old[p] != new_label) ++changed;
+      if (first_iteration || cur.old[p] != new_label) ++changed;
       labels_out[local] = new_label;
     }
+    inertia += tile_inertia;
 
     if constexpr (kFused) {
       // Sums: when the whole warp tile has one label (common on images), each lane adds up its
