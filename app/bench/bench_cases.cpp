@@ -45,7 +45,7 @@ std::vector<BenchCase> benchCases(bool quick) {
 std::vector<float> benchData(const BenchCase& c) {
   if (c.data_key == "photo") {
     const int side = static_cast<int>(std::lround(std::sqrt(static_cast<double>(c.n))));
-    return syntheticPhoto(side, side, 7);
+    return synthetic::syntheticPhoto(side, side, 7);
   }
   return gaussianMixture(c.n, c.d, c.d == 1 ? 24 : 2 * c.k, 1000 + c.d);
 }

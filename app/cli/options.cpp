@@ -60,7 +60,7 @@ void readGenerator(const QCommandLineParser& parser, CliOptions& options) {
   params.kind = choice(
       parser, "generate",
       [](const std::string& text) { return parseGeneratorKind(QString::fromStdString(text)); },
-      "blobs, rings, moons or uniform");
+      "blobs, rings, moons, uniform or photo");
   params.n = std::size_t(intValue(parser, "points", 1));
   params.groups = intValue(parser, "groups", 1);
   params.d = intValue(parser, "dims", 1);
@@ -97,7 +97,9 @@ CliOptions parseCommandLine(const QStringList& arguments) {
       {"out-labels", "Write index,label CSV.", "FILE"},
       {"out-centroids", "Write the centroids as CSV.", "FILE"},
       {"report", "Write a JSON run report.", "FILE"},
-      {"generate", "Cluster synthetic data instead of INPUT: blobs, rings, moons or uniform.",
+      {"generate",
+       "Cluster synthetic data instead of INPUT: blobs, rings, moons, uniform or photo (a square "
+       "picture of --points pixels).",
        "KIND"},
       {"points", "--generate: number of points (default 10000).", "N", "10000"},
       {"groups", "--generate: number of groups for blobs and rings (default 5).", "G", "5"},
@@ -137,8 +139,8 @@ CliOptions parseCommandLine(const QStringList& arguments) {
   if (parser.isSet("generate")) {
     if (!positional.isEmpty()) throw UsageError("give either INPUT or --generate, not both");
     readGenerator(parser, options);
-    if (options.wantsImageOutputs())
-      throw UsageError("--out-image and --out-palette need an image input, not generated points");
+    if (options.wantsImageOutputs() && options.generate->kind != GeneratorKind::Photo)
+      throw UsageError("--out-image and --out-palette need an image input (or --generate photo)");
   } else {
     if (positional.isEmpty()) throw UsageError("missing INPUT (or --generate KIND)");
     options.input = positional.front();

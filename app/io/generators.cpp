@@ -2,6 +2,7 @@
 
 #include <QStringBuilder>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <numbers>
@@ -10,6 +11,7 @@
 
 #include "core/format.h"
 #include "core/random.h"
+#include "synthetic_photo.h"
 
 namespace kms::app {
 namespace {
@@ -26,7 +28,7 @@ void validate(const GeneratorParams& p) {
   if (usesGroups && std::size_t(p.groups) > p.n)
     throw std::invalid_argument("there are more groups than points");
   const bool usesD = p.kind == GeneratorKind::Blobs || p.kind == GeneratorKind::Uniform;
-  const std::size_t d = usesD ? std::size_t(p.d) : 2;
+  const std::size_t d = usesD ? std::size_t(p.d) : (p.kind == GeneratorKind::Photo ? 3 : 2);
   if (p.n > kMaxGeneratedValues / d)
     throw std::invalid_argument("too many values (points × dimensions) to generate");
 }
@@ -99,8 +101,24 @@ void fillUniform(Dataset& out, Random& rng) {
     v = float(rng.uniform(-1.0, 1.0));
 }
 
+/// A square procedural photo of about n pixels, as an image data set.
+DatasetPtr generatePhoto(const GeneratorParams& p) {
+  const int side = std::max(1, int(std::lround(std::sqrt(double(p.n)))));
+  auto out = std::make_shared<Dataset>();
+  out->kind = DatasetKind::Image;
+  out->source = QStringLiteral("generator:photo");
+  out->displayName = QStringLiteral("Synthetic photo — %1 × %1 pixels").arg(side);
+  out->width = side;
+  out->height = side;
+  out->n = std::size_t(side) * std::size_t(side);
+  out->d = 3;
+  out->dimensionNames = {QStringLiteral("R"), QStringLiteral("G"), QStringLiteral("B")};
+  out->values = synthetic::syntheticPhoto(side, side, std::uint32_t(p.seed));
+  return out;
+}
+
 QString describe(const GeneratorParams& p, int groups, int d) {
-  static const char* const kTitles[] = {"Blobs", "Rings", "Moons", "Uniform"};
+  static const char* const kTitles[] = {"Blobs", "Rings", "Moons", "Uniform", "Photo"};
   QString text = QString::fromLatin1(kTitles[int(p.kind)]) % QStringLiteral(" — ") %
                  groupedCount(p.n) % QStringLiteral(" points");
   if (p.kind == GeneratorKind::Blobs) text += QStringLiteral(", %1 groups").arg(groups);
@@ -113,6 +131,7 @@ QString describe(const GeneratorParams& p, int groups, int d) {
 
 DatasetPtr generateDataset(const GeneratorParams& params) {
   validate(params);
+  if (params.kind == GeneratorKind::Photo) return generatePhoto(params);
   const bool planar = params.kind == GeneratorKind::Rings || params.kind == GeneratorKind::Moons;
   const int d = planar ? 2 : params.d;
   const int groups = params.kind == GeneratorKind::Moons     ? 2
@@ -145,6 +164,8 @@ DatasetPtr generateDataset(const GeneratorParams& params) {
     case GeneratorKind::Uniform:
       fillUniform(*out, rng);
       break;
+    case GeneratorKind::Photo:
+      break;  // handled above
   }
   return out;
 }
@@ -159,13 +180,15 @@ QString toString(GeneratorKind kind) {
       return QStringLiteral("moons");
     case GeneratorKind::Uniform:
       return QStringLiteral("uniform");
+    case GeneratorKind::Photo:
+      return QStringLiteral("photo");
   }
   return QStringLiteral("?");
 }
 
 std::optional<GeneratorKind> parseGeneratorKind(const QString& text) {
-  for (GeneratorKind kind :
-       {GeneratorKind::Blobs, GeneratorKind::Rings, GeneratorKind::Moons, GeneratorKind::Uniform})
+  for (GeneratorKind kind : {GeneratorKind::Blobs, GeneratorKind::Rings, GeneratorKind::Moons,
+                             GeneratorKind::Uniform, GeneratorKind::Photo})
     if (text.compare(toString(kind), Qt::CaseInsensitive) == 0) return kind;
   return std::nullopt;
 }

@@ -16,6 +16,8 @@ enum class GeneratorKind {
   Rings,    ///< `groups` concentric circles (2-D), radii 1/groups, 2/groups, ..., 1
   Moons,    ///< two interleaving half circles of radius 1 (2-D); `groups` is ignored
   Uniform,  ///< uniform in the cube [-1, 1]^d; `groups` and `noise` are ignored
+  Photo,    ///< a procedural landscape picture (an image data set) of about n pixels, square;
+            ///< `groups`, `d` and `noise` are ignored. For benchmarks and large-image demos.
 };
 
 struct GeneratorParams {

@@ -81,6 +81,21 @@ TEST(Cli, QuantisesTheSamplePhotoTo16Colours) {
   EXPECT_TRUE(run.out.contains(QStringLiteral("wrote ") + files.path("q.png")));
 }
 
+TEST(Cli, QuantisesAGeneratedPhoto) {
+  const TempFiles files;
+  const CliRun run = runCli({"--generate", "photo", "--points", "40000", "-k", "8", "--backend",
+                             "cpu", "--out-image", files.path("synthetic.png")});
+  ASSERT_EQ(run.exitCode, 0) << run.err.toStdString();
+  const QImage quantised(files.path("synthetic.png"));
+  ASSERT_EQ(quantised.size(), QSize(200, 200));
+  std::set<QRgb> colours;
+  for (int y = 0; y < quantised.height(); ++y)
+    for (int x = 0; x < quantised.width(); ++x)
+      colours.insert(quantised.pixel(x, y));
+  EXPECT_LE(colours.size(), 8u);
+  EXPECT_GE(colours.size(), 4u);
+}
+
 TEST(Cli, ClustersAPointFileWithOneLinePerIteration) {
   const TempFiles files;
   const CliRun run =

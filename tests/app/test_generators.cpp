@@ -1,6 +1,7 @@
 // Generators: shape, determinism, ground truth, layout, parameter checks.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <set>
 #include <stdexcept>
@@ -180,11 +181,39 @@ TEST(Generators, RejectsImpossibleParameters) {
 }
 
 TEST(Generators, KindNamesRoundTrip) {
-  for (GeneratorKind kind :
-       {GeneratorKind::Blobs, GeneratorKind::Rings, GeneratorKind::Moons, GeneratorKind::Uniform})
+  for (GeneratorKind kind : {GeneratorKind::Blobs, GeneratorKind::Rings, GeneratorKind::Moons,
+                             GeneratorKind::Uniform, GeneratorKind::Photo})
     EXPECT_EQ(parseGeneratorKind(toString(kind)), kind);
   EXPECT_EQ(parseGeneratorKind(QStringLiteral("MOONS")), GeneratorKind::Moons);
   EXPECT_EQ(parseGeneratorKind(QStringLiteral("spirals")), std::nullopt);
+}
+
+TEST(Generators, PhotoIsASquareDeterministicImage) {
+  GeneratorParams p;
+  p.kind = GeneratorKind::Photo;
+  p.n = 100 * 100 + 7;  // rounded to the nearest square
+  p.seed = 4;
+  const DatasetPtr a = generateDataset(p);
+  ASSERT_TRUE(a->isImage());
+  EXPECT_EQ(a->width, 100);
+  EXPECT_EQ(a->height, 100);
+  EXPECT_EQ(a->n, 10000u);
+  EXPECT_EQ(a->d, 3);
+  EXPECT_EQ(a->dimensionNames, (QStringList{"R", "G", "B"}));
+  ASSERT_EQ(a->values.size(), 30000u);
+  float lo = 1, hi = 0;
+  std::set<float> reds;
+  for (std::size_t i = 0; i < a->values.size(); ++i) {
+    lo = std::min(lo, a->values[i]);
+    hi = std::max(hi, a->values[i]);
+    if (i % 3 == 0) reds.insert(a->values[i]);
+  }
+  EXPECT_GE(lo, 0.0f);
+  EXPECT_LE(hi, 1.0f);
+  EXPECT_GT(reds.size(), 1000u) << "a photo-like image has many distinct colours";
+  EXPECT_EQ(generateDataset(p)->values, a->values);
+  p.seed = 5;
+  EXPECT_NE(generateDataset(p)->values, a->values);
 }
 
 }  // namespace

@@ -5,10 +5,10 @@
 #include <cstdint>
 #include <vector>
 
-namespace kms::bench {
+namespace kms::synthetic {
 
 /// width × height pixels as R, G, B in [0, 1], row-major (3 floats per pixel). Deterministic
 /// for a seed; uses all hardware threads.
 std::vector<float> syntheticPhoto(int width, int height, std::uint32_t seed = 1);
 
-}  // namespace kms::bench
+}  // namespace kms::synthetic

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <thread>
 
-namespace kms::bench {
+namespace kms::synthetic {
 namespace {
 
 std::uint32_t hash2(int x, int y, std::uint32_t seed) {
@@ -122,4 +122,4 @@ std::vector<float> syntheticPhoto(int width, int height, std::uint32_t seed) {
   return rgb;
 }
 
-}  // namespace kms::bench
+}  // namespace kms::synthetic
