@@ -21,6 +21,7 @@
 
 #include "common/exact_math.h"
 #include "cuda/kernels/assign_args.cuh"
+#include "cuda/kernels/block_sums.cuh"
 
 namespace kms::cuda {
 
@@ -268,6 +269,20 @@ __device__ int boxCandidates(const float* rows, int count, const float (&lo)[D],
   return total;
 }
 
+/// ‖x − c‖² exactly as the CPU backend computes it (d ≤ D coordinates of c, global or shared).
+template <int D>
+__device__ __forceinline__ float exactDistance(const float (&x)[D], const float* c, int d) {
+  float s = 0.0f;
+#pragma unroll
+  for (int t = 0; t < D; ++t) {
+    if (t < d) {
+      const float diff = exact::sub(x[t], c[t]);
+      s = exact::add(s, exact::mul(diff, diff));
+    }
+  }
+  return s;
+}
+
 /// Exact nearest centroid of x over all k centroids (global memory), ties to the lower index:
 /// the same distances the CPU backend computes. Used when the fast comparison was too close
 /// to call.
@@ -277,15 +292,7 @@ __device__ int exactNearest(const float (&x)[D], const float* __restrict__ centr
   int best = 0;
   float best_dist = INFINITY;
   for (int j = 0; j < k; ++j) {
-    const float* c = centroids + static_cast<std::size_t>(j) * d;
-    float s = 0.0f;
-#pragma unroll
-    for (int t = 0; t < D; ++t) {
-      if (t < d) {
-        const float diff = exact::sub(x[t], __ldg(c + t));
-        s = exact::add(s, exact::mul(diff, diff));
-      }
-    }
+    const float s = exactDistance<D>(x, centroids + static_cast<std::size_t>(j) * d, d);
     if (s < best_dist) {
       best_dist = s;
       best = j;
@@ -295,40 +302,17 @@ __device__ int exactNearest(const float (&x)[D], const float* __restrict__ centr
   return best;
 }
 
-/// ‖x − c‖² exactly as the CPU backend computes it (c from global memory, d ≤ D coordinates).
-template <int D>
-__device__ __forceinline__ float exactDistance(const float (&x)[D], const float* __restrict__ c,
-                                               int d) {
-  float s = 0.0f;
-#pragma unroll
-  for (int t = 0; t < D; ++t) {
-    if (t < d) {
-      const float diff = exact::sub(x[t], __ldg(c + t));
-      s = exact::add(s, exact::mul(diff, diff));
-    }
-  }
-  return s;
-}
-
-/// exactNearest over the listed staged rows only, ties to the lower centroid index.
+/// exactNearest over the listed staged rows only (ascending indices, so the first of equal
+/// distances is the lower index).
 template <int D>
 __device__ int exactNearestListed(const float (&x)[D], const float* rows,
                                   const unsigned short* list, int count, int d, float& distance) {
-  constexpr int R = centroidRow(D);
   int best = 0;
   float best_dist = INFINITY;
   for (int t = 0; t < count; ++t) {
     const int j = list[t];
-    const float* c = rows + j * R;
-    float s = 0.0f;
-#pragma unroll
-    for (int u = 0; u < D; ++u) {
-      if (u < d) {
-        const float diff = exact::sub(x[u], c[u]);
-        s = exact::add(s, exact::mul(diff, diff));
-      }
-    }
-    if (s < best_dist || (s == best_dist && j < best)) {
+    const float s = exactDistance<D>(x, rows + j * centroidRow(D), d);
+    if (s < best_dist) {
       best_dist = s;
       best = j;
     }
@@ -337,23 +321,14 @@ __device__ int exactNearestListed(const float (&x)[D], const float* rows,
   return best;
 }
 
-/// Block-wide totals of inertia and changed count, written to this block's slot (fixed
-/// reduction tree: deterministic).
+/// Block-wide totals of inertia and changed count, written to this block's slot.
 template <int THREADS>
 __device__ void writeBlockScalars(double inertia, unsigned long long changed, double* block_inertia,
                                   unsigned long long* block_changed) {
-  using ReduceD = cub::BlockReduce<double, THREADS>;
-  using ReduceU = cub::BlockReduce<unsigned long long, THREADS>;
-  __shared__ union {
-    typename ReduceD::TempStorage d;
-    typename ReduceU::TempStorage u;
-  } temp;
-  const double total_inertia = ReduceD(temp.d).Sum(inertia);
-  __syncthreads();
-  const unsigned long long total_changed = ReduceU(temp.u).Sum(changed);
+  const BlockScalars total = blockSumScalars<THREADS>(inertia, changed);
   if (threadIdx.x == 0) {
-    block_inertia[blockIdx.x] = total_inertia;
-    block_changed[blockIdx.x] = total_changed;
+    block_inertia[blockIdx.x] = total.inertia;
+    block_changed[blockIdx.x] = total.changed;
   }
 }
 

@@ -5,6 +5,7 @@
 #include "common/convergence.h"
 #include "common/exact_math.h"
 #include "cuda/cuda_check.cuh"
+#include "cuda/kernels/block_sums.cuh"
 #include "cuda/kernels/iteration_kernels.cuh"
 
 namespace kms::cuda {
@@ -40,18 +41,10 @@ __global__ void __launch_bounds__(kReduceThreads)
       inertia += block_inertia[b];
       changed += block_changed[b];
     }
-    using ReduceD = cub::BlockReduce<double, kReduceThreads>;
-    using ReduceU = cub::BlockReduce<unsigned long long, kReduceThreads>;
-    __shared__ union {
-      typename ReduceD::TempStorage d;
-      typename ReduceU::TempStorage u;
-    } temp;
-    const double total_inertia = ReduceD(temp.d).Sum(inertia);
-    __syncthreads();
-    const unsigned long long total_changed = ReduceU(temp.u).Sum(changed);
+    const BlockScalars total = blockSumScalars<kReduceThreads>(inertia, changed);
     if (threadIdx.x == 0) {
-      scalars->inertia = total_inertia;
-      scalars->changed = total_changed;
+      scalars->inertia = total.inertia;
+      scalars->changed = total.changed;
     }
     return;
   }
