@@ -1,0 +1,154 @@
+#include "session/session_controller.h"
+
+#include "session/frame_builder.h"
+#include "session/session_worker.h"
+
+namespace kms::session {
+
+SessionController::SessionController(QObject* parent) : QObject(parent) {
+  registerSessionMetaTypes();
+  thread_.setObjectName(QStringLiteral("kms-session"));
+  worker_ = new SessionWorker(mailbox_, pendingCommands_);
+  worker_->moveToThread(&thread_);
+  connect(&thread_, &QThread::finished, worker_, &QObject::deleteLater);
+
+  connect(worker_, &SessionWorker::stateChanged, this, [this](SessionState state) {
+    state_ = state;
+    emit stateChanged(state);
+  });
+  connect(worker_, &SessionWorker::engineChanged, this, [this](const EngineDescription& engine) {
+    engine_ = engine;
+    emit engineChanged(engine);
+  });
+  connect(worker_, &SessionWorker::deliveryPending, this, &SessionController::deliveryPending);
+  connect(worker_, &SessionWorker::failed, this, &SessionController::errorOccurred);
+  connect(worker_, &SessionWorker::cudaProbed, this, [this](bool available, const QString& text) {
+    cudaAvailable_ = available;
+    cudaDescription_ = text;
+    emit cudaProbed(available, text);
+  });
+
+  connect(&loader_, &DatasetLoader::started, this, &SessionController::loadStarted);
+  connect(&loader_, &DatasetLoader::progress, this, &SessionController::loadProgress);
+  connect(&loader_, &DatasetLoader::loaded, this,
+          [this](const LoadedData& data, const QString& origin) {
+            adopt(data, origin);
+            emit loadFinished();
+          });
+  connect(&loader_, &DatasetLoader::failed, this,
+          [this](const QString& origin, const QString& message) {
+            pendingK_.reset();
+            emit loadFailed(origin, message);
+          });
+  connect(&loader_, &DatasetLoader::cancelled, this, [this](const QString& origin) {
+    pendingK_.reset();
+    emit loadCancelled(origin);
+  });
+  thread_.start();
+  command([w = worker_] { w->probeCuda(); });
+}
+
+SessionController::~SessionController() {
+  shutdown();
+}
+
+template <typename F>
+void SessionController::command(F&& f) {
+  if (shutDown_) return;
+  // Raised before queueing so a running slice on the worker ends at its next iteration; the
+  // worker lowers it when the command runs.
+  pendingCommands_.fetch_add(1, std::memory_order_acq_rel);
+  QMetaObject::invokeMethod(worker_, std::forward<F>(f), Qt::QueuedConnection);
+}
+
+void SessionController::openFile(const QString& path, std::optional<int> k) {
+  if (shutDown_) return;
+  pendingK_ = k;
+  loader_.loadFile(path);
+}
+
+void SessionController::generate(const kms::app::GeneratorParams& params, std::optional<int> k) {
+  if (shutDown_) return;
+  pendingK_ = k;
+  loader_.generate(params);
+}
+
+void SessionController::setDataset(kms::app::DatasetPtr dataset, std::optional<int> k) {
+  if (shutDown_ || !dataset) return;
+  loader_.cancel();
+  pendingK_ = k;
+  adopt({dataset, kms::session::originalImage(*dataset)}, dataset->source);
+}
+
+void SessionController::cancelLoad() {
+  loader_.cancel();
+}
+
+void SessionController::adopt(const LoadedData& data, const QString& origin) {
+  dataset_ = data.dataset;
+  original_ = data.original;
+  const int before = settings_.config.k;
+  if (pendingK_) settings_.config.k = *pendingK_;
+  pendingK_.reset();
+  // k cannot exceed the number of points: a tiny file gets k = n rather than an error.
+  if (std::size_t(settings_.config.k) > dataset_->n) settings_.config.k = int(dataset_->n);
+  if (settings_.config.k != before) emit settingsChanged(settings_);
+  // Queued before anyone hears of the new data, so commands they send in response (settings,
+  // play) reach the worker after it has the data.
+  command([w = worker_, d = dataset_, s = settings_] { w->setDataset(d, s); });
+  emit datasetChanged(dataset_, origin);
+}
+
+void SessionController::setSettings(const RunSettings& settings) {
+  settings_ = settings;
+  emit settingsChanged(settings_);
+  command([w = worker_, s = settings] { w->applySettings(s); });
+}
+
+void SessionController::play() {
+  command([w = worker_] { w->play(); });
+}
+
+void SessionController::pause() {
+  command([w = worker_] { w->pause(); });
+}
+
+void SessionController::togglePlay() {
+  if (state_ == SessionState::Running)
+    pause();
+  else
+    play();
+}
+
+void SessionController::step() {
+  command([w = worker_] { w->stepOnce(); });
+}
+
+void SessionController::reset() {
+  command([w = worker_] { w->reset(); });
+}
+
+void SessionController::setPace(double iterationsPerSecond) {
+  pace_ = iterationsPerSecond;
+  command([w = worker_, p = iterationsPerSecond] { w->setPace(p); });
+}
+
+void SessionController::setFrameInterval(double ms) {
+  command([w = worker_, ms] { w->setFrameInterval(ms); });
+}
+
+void SessionController::shutdown() {
+  if (shutDown_) return;
+  shutDown_ = true;
+  loader_.cancelAndWait();
+  // Ends a running slice at its next iteration; quit() then ends the event loop and the worker
+  // (with its engine) is deleted on its own thread. An iteration in progress finishes first:
+  // engine steps cannot be interrupted, but they are bounded.
+  pendingCommands_.fetch_add(1, std::memory_order_acq_rel);
+  thread_.quit();
+  thread_.wait();
+  worker_ = nullptr;
+  mailbox_.clear();
+}
+
+}  // namespace kms::session

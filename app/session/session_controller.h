@@ -1,0 +1,108 @@
+// The GUI thread's handle on a k-means session: owns the worker thread (engine), the loader and
+// the mailbox. Every call returns at once; results come back as signals and through the
+// mailbox. Destroying it (or shutdown()) cancels loading, stops the run and joins the thread.
+#pragma once
+
+#include <QObject>
+#include <QThread>
+
+#include <atomic>
+#include <optional>
+
+#include "session/dataset_loader.h"
+#include "session/frame_mailbox.h"
+#include "session/session_types.h"
+
+namespace kms::session {
+
+class SessionWorker;
+
+class SessionController : public QObject {
+  Q_OBJECT
+
+ public:
+  explicit SessionController(QObject* parent = nullptr);
+  ~SessionController() override;
+
+  // --- data ----------------------------------------------------------------------------------
+  /// Loads on the thread pool; on success the new data replaces the old and, if given, k is
+  /// set. On failure the current data stays as it was and loadFailed() names the file.
+  void openFile(const QString& path, std::optional<int> k = {});
+  void generate(const kms::app::GeneratorParams& params, std::optional<int> k = {});
+  /// Uses an already built data set (its picture is built here for images).
+  void setDataset(kms::app::DatasetPtr dataset, std::optional<int> k = {});
+  void cancelLoad();
+  bool loading() const { return loader_.busy(); }
+
+  // --- run -----------------------------------------------------------------------------------
+  /// New settings start the run again at iteration 0 (paused).
+  void setSettings(const RunSettings& settings);
+  const RunSettings& settings() const { return settings_; }
+  void play();
+  void pause();
+  void togglePlay();
+  void step();
+  void reset();
+  /// Iterations per second; ≤ 0 runs flat out.
+  void setPace(double iterationsPerSecond);
+  double pace() const { return pace_; }
+  void setFrameInterval(double ms);
+
+  /// Cancels loading, stops the engine and joins the worker thread. Idempotent; the
+  /// controller is inert afterwards.
+  void shutdown();
+
+  // --- what the GUI reads ----------------------------------------------------------------------
+  FrameMailbox& mailbox() { return mailbox_; }
+  const kms::app::DatasetPtr& dataset() const { return dataset_; }
+  const QImage& originalImage() const { return original_; }
+  SessionState state() const { return state_; }
+  const EngineDescription& engine() const { return engine_; }
+  /// Known once cudaProbed() has been emitted (the probe runs on the worker at start-up).
+  bool cudaAvailable() const { return cudaAvailable_; }
+  const QString& cudaDescription() const { return cudaDescription_; }
+
+ signals:
+  void loadStarted(const QString& what);
+  void loadProgress(double fraction);
+  void loadFinished();
+  void loadFailed(const QString& origin, const QString& message);
+  void loadCancelled(const QString& origin);
+  /// The data set was replaced (views reset); `origin` is the path or generator description.
+  void datasetChanged(const kms::app::DatasetPtr& dataset, const QString& origin);
+  /// The settings changed (setSettings, or a k given with new data), so the controls and the
+  /// status bar can follow.
+  void settingsChanged(const kms::session::RunSettings& settings);
+  void stateChanged(kms::session::SessionState state);
+  void engineChanged(const kms::session::EngineDescription& engine);
+  /// Frames or records wait in the mailbox.
+  void deliveryPending();
+  /// Whether a CUDA device answers: its name, or why not.
+  void cudaProbed(bool available, const QString& description);
+  /// The engine or the settings failed (k too large, CUDA unavailable, ...).
+  void errorOccurred(const QString& message);
+
+ private:
+  template <typename F>
+  void command(F&& f);
+  void adopt(const LoadedData& data, const QString& origin);
+
+  FrameMailbox mailbox_;
+  std::atomic<int> pendingCommands_{0};
+  QThread thread_;
+  SessionWorker* worker_ = nullptr;  // lives on thread_; deleted there when it finishes
+  DatasetLoader loader_;
+  std::optional<int> pendingK_;
+
+  kms::app::DatasetPtr dataset_;
+  QImage original_;
+  RunSettings settings_;
+  SessionState state_ = SessionState::NoData;
+  EngineDescription engine_;
+  double pace_ = 0.0;
+  bool cudaAvailable_ = false;
+  QString cudaDescription_;
+  bool shutDown_ = false;
+};
+
+}  // namespace kms::session

@@ -1,0 +1,83 @@
+// Values that travel between the session's worker thread and the GUI: run settings, the session
+// state, one record per iteration and the immutable frames the views draw.
+#pragma once
+
+#include <QImage>
+#include <QMetaType>
+#include <QString>
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "core/dataset.h"
+#include "io/generators.h"
+#include "kmeans/backend.h"
+#include "kmeans/config.h"
+#include "kmeans/engine.h"
+
+namespace kms::session {
+
+/// Everything the user chooses before pressing Play.
+struct RunSettings {
+  kms::KMeansConfig config;  ///< k, init, seed, max_iterations, tolerance
+  kms::BackendKind backend = kms::BackendKind::Auto;
+};
+
+enum class SessionState {
+  NoData,     ///< nothing loaded yet
+  Preparing,  ///< the worker is uploading data / seeding centroids
+  Ready,      ///< initialised, iteration 0, waiting for Play or Step
+  Running,    ///< iterating (flat out or paced)
+  Paused,     ///< stopped part-way; Play continues
+  Finished,   ///< converged or reached max iterations; Reset starts again
+  Invalid,    ///< the settings cannot be used on this data (the error says why)
+};
+
+QString toDisplayString(SessionState state);
+
+/// The stats of one iteration as the charts need them; every iteration produces one.
+struct IterationRecord {
+  std::uint64_t runId = 0;  ///< which run (a reset or new data starts a new one)
+  kms::IterationStats stats;
+  double wallMs = 0.0;  ///< worker wall clock since iteration 1 began, when this step returned
+};
+
+/// One complete picture of a run, built on the worker. Never modified after it is published,
+/// so views on the GUI thread can keep it as long as they like without copying.
+struct Frame {
+  kms::app::DatasetPtr dataset;  ///< the data this frame is of (views drop frames of older data)
+  std::uint64_t runId = 0;
+  int iteration = 0;
+  std::size_t n = 0;
+  int k = 0;
+  int d = 0;
+  std::vector<float> centroids;      ///< k × d, data units
+  std::vector<std::int32_t> labels;  ///< n values; empty at iteration 0
+  std::vector<double> shares;        ///< k weight fractions; empty at iteration 0
+  QImage quantized;                  ///< image data sets from iteration 1 on: recoloured pixels
+  kms::IterationStats stats;         ///< stats of `iteration` (zero at iteration 0)
+  bool finished = false;             ///< converged or reached max iterations
+  double buildMs = 0.0;              ///< what building this frame cost the worker
+};
+using FramePtr = std::shared_ptr<const Frame>;
+
+/// Which engine the worker runs, for the status bar and reports.
+struct EngineDescription {
+  QString backend;  ///< "cpu" / "cuda"
+  QString device;
+  QString note;  ///< why Auto chose the CPU, empty otherwise
+};
+
+/// Registers the types above for queued signals. Called by SessionController; idempotent.
+void registerSessionMetaTypes();
+
+}  // namespace kms::session
+
+Q_DECLARE_METATYPE(kms::session::RunSettings)
+Q_DECLARE_METATYPE(kms::session::SessionState)
+Q_DECLARE_METATYPE(kms::session::FramePtr)
+Q_DECLARE_METATYPE(kms::session::EngineDescription)
+Q_DECLARE_METATYPE(kms::app::DatasetPtr)
+Q_DECLARE_METATYPE(kms::app::GeneratorParams)

@@ -1,0 +1,97 @@
+// The k-means engine on its own thread (owned by SessionController, never touched by the GUI).
+//
+// Flat out, the worker steps the engine in time slices of a few milliseconds and returns to its
+// event loop between slices so commands (pause, reset, new settings) are handled promptly; an
+// atomic count of pending commands ends a slice early. Paced, a timer on this thread runs one
+// step per tick. Every iteration's record goes to the mailbox; a frame is built only when the
+// GUI wants one (see FrameMailbox) and no more often than the frame interval, and never at a
+// cost above ~10 % of the worker's time, so a fast engine is barely slowed by being watched.
+#pragma once
+
+#include <QElapsedTimer>
+#include <QObject>
+#include <QString>
+
+#include <atomic>
+#include <memory>
+
+#include "kmeans/engine.h"
+#include "session/frame_mailbox.h"
+#include "session/session_types.h"
+
+class QTimer;
+
+namespace kms::session {
+
+class SessionWorker : public QObject {
+  Q_OBJECT
+
+ public:
+  /// `pendingCommands` is raised by the controller before it queues a command, so a running
+  /// slice stops early; each command lowers it when it runs.
+  SessionWorker(FrameMailbox& mailbox, std::atomic<int>& pendingCommands);
+  ~SessionWorker() override;
+
+  // Commands. Called on the worker thread through queued invocations only.
+  void setDataset(kms::app::DatasetPtr dataset, const kms::session::RunSettings& settings);
+  void applySettings(const kms::session::RunSettings& settings);
+  void play();
+  void pause();
+  void stepOnce();
+  void reset();
+  /// Iterations per second; ≤ 0 runs flat out.
+  void setPace(double iterationsPerSecond);
+  /// The shortest time between two frames (the screen's refresh interval).
+  void setFrameInterval(double ms);
+  /// Asks the CUDA runtime whether a device answers (can take a while: never on the GUI thread).
+  void probeCuda();
+
+ signals:
+  void stateChanged(kms::session::SessionState state);
+  void engineChanged(const kms::session::EngineDescription& engine);
+  /// Something was posted to the mailbox and nobody has been told yet.
+  void deliveryPending();
+  void failed(const QString& message);
+  void cudaProbed(bool available, const QString& description);
+
+ private:
+  void commandDone();
+  /// Creates the engine for `kind` unless it is already there; true when a new engine was
+  /// created (it has no data yet). A kind that cannot run falls back to the CPU with an error.
+  bool ensureEngine(kms::BackendKind kind);
+  void initializeRun();
+  void startRunning();
+  void stopRunning(SessionState next);
+  void queueSlice(std::uint64_t chain);
+  void runSlice(std::uint64_t chain);
+  void pacedTick();
+  /// One step; false when the run ended (finished or failed).
+  bool stepAndRecord(bool forceFrame);
+  void publishFrame();
+  void setState(SessionState state);
+  void fail(const QString& message, SessionState next);
+
+  FrameMailbox& mailbox_;
+  std::atomic<int>& pendingCommands_;
+
+  kms::app::DatasetPtr dataset_;  // declared before engine_: the CPU engine reads its memory
+  RunSettings settings_;
+  std::unique_ptr<kms::Engine> engine_;
+  kms::BackendKind engineKind_ = kms::BackendKind::Auto;  // the kind asked for, not the result
+  bool initialized_ = false;
+  std::uint64_t runId_ = 0;
+  SessionState state_ = SessionState::NoData;
+
+  bool running_ = false;
+  std::uint64_t sliceChain_ = 0;
+  double pace_ = 0.0;
+  QTimer* paceTimer_ = nullptr;
+
+  kms::Snapshot snapshot_;
+  QElapsedTimer runClock_;    // wall time since the run's first step, stamped on every record
+  QElapsedTimer frameClock_;  // since the last frame
+  double frameIntervalMs_ = 1000.0 / 60.0;
+  double lastFrameCostMs_ = 0.0;
+};
+
+}  // namespace kms::session

@@ -1,0 +1,180 @@
+#include "scripted_run.h"
+
+#include <QCoreApplication>
+#include <QFileInfo>
+
+#include <cstdio>
+
+#include "controls_panel.h"
+#include "data/run_history.h"
+#include "export_controller.h"
+#include "main_window.h"
+#include "views/cluster_views.h"
+#include "views/image_compare_view.h"
+#include "views/image_panel.h"
+#include "widgets/message_bar.h"
+
+namespace kms::studio {
+
+using session::SessionState;
+
+ScriptedRun::ScriptedRun(ui::MainWindow& window, StudioOptions options)
+    : QObject(&window), window_(window), options_(std::move(options)) {
+  auto& session = window_.session();
+  connect(&session, &session::SessionController::datasetChanged, this,
+          &ScriptedRun::onDatasetChanged);
+  connect(&session, &session::SessionController::stateChanged, this, &ScriptedRun::onState);
+  connect(&session, &session::SessionController::loadFailed, this,
+          [this](const QString&, const QString& message) { fail(message); });
+  connect(&session, &session::SessionController::errorOccurred, this,
+          [this](const QString& message) {
+            // A backend that cannot run falls back to the CPU and carries on; other errors end a
+            // script.
+            std::fprintf(stderr, "kmeans-studio: %s\n", qPrintable(message));
+            if (window_.session().state() == SessionState::Invalid) fail(message);
+          });
+  timeout_.setSingleShot(true);
+  connect(&timeout_, &QTimer::timeout, this, [this] {
+    fail(QStringLiteral("timed out after %1 ms").arg(options_.timeoutMs));
+    exitWith(3);
+  });
+  connect(&window_.exporter(), &ui::ExportController::exported, this,
+          [this](ui::ExportController::Kind kind, const QString& path) {
+            std::printf("kmeans-studio: wrote %s\n", qPrintable(path));
+            std::fflush(stdout);
+            if (kind == ui::ExportController::Kind::Report) {
+              pendingReport_ = false;
+              if (options_.quitWhenFinished && (options_.screenshot.isEmpty() || screenshotTaken_))
+                exitWith(0);
+            }
+          });
+  connect(&window_.exporter(), &ui::ExportController::failed, this,
+          [this](const QString& m) { fail(m); });
+}
+
+void ScriptedRun::start() {
+  // Once the event loop runs, so an early failure's exit() is not lost before exec().
+  QTimer::singleShot(0, this, &ScriptedRun::begin);
+}
+
+void ScriptedRun::begin() {
+  if (options_.timeoutMs > 0) timeout_.start(options_.timeoutMs);
+  ui::ImageCompareView* image = window_.views()->imagePanel()->view();
+  using Mode = ui::ImageCompareView::Mode;
+  if (options_.imageMode == QLatin1String("split")) image->setMode(Mode::Split);
+  if (options_.imageMode == QLatin1String("side")) image->setMode(Mode::SideBySide);
+  if (options_.imageMode == QLatin1String("original")) image->setMode(Mode::Original);
+  if (options_.imageMode.startsWith(QLatin1String("quanti"))) image->setMode(Mode::Quantised);
+  if (options_.split) image->setSplit(*options_.split);
+  if (options_.pace) window_.controls()->setPace(*options_.pace);
+
+  if (!options_.sample.isEmpty()) {
+    if (!window_.openSample(options_.sample))
+      fail(QStringLiteral("unknown sample \"%1\"").arg(options_.sample));
+  } else if (!options_.file.isEmpty()) {
+    window_.openFile(options_.file, options_.k);
+  } else if (options_.generator) {
+    window_.generate(*options_.generator,
+                     options_.k ? options_.k : std::optional<int>(options_.generator->groups));
+  } else if (options_.scripted()) {
+    fail(QStringLiteral("nothing to open: give --sample, --open or --generate"));
+  }
+}
+
+void ScriptedRun::onDatasetChanged() {
+  if (dataReady_) return;
+  dataReady_ = true;
+  session::RunSettings s = window_.controls()->settings();
+  if (options_.k) s.config.k = *options_.k;
+  if (options_.init) s.config.init = *options_.init;
+  if (options_.seed) s.config.seed = *options_.seed;
+  if (options_.maxIterations) s.config.max_iterations = *options_.maxIterations;
+  if (options_.tolerance) s.config.tolerance = *options_.tolerance;
+  if (options_.backend) s.backend = *options_.backend;
+  window_.controls()->setSettings(s);
+  window_.session().setSettings(s);
+  if (options_.view == QLatin1String("image"))
+    window_.views()->setCurrentTab(ui::ClusterViews::Tab::Image);
+  if (options_.view == QLatin1String("2d"))
+    window_.views()->setCurrentTab(ui::ClusterViews::Tab::Points2D);
+  if (options_.view == QLatin1String("3d"))
+    window_.views()->setCurrentTab(ui::ClusterViews::Tab::Points3D);
+  // Commands reach the engine in order, so Play runs with the settings above.
+  if (options_.run) window_.session().play();
+  if (!options_.screenshot.isEmpty() && options_.screenshotAfterMs && !options_.run)
+    QTimer::singleShot(*options_.screenshotAfterMs, this, &ScriptedRun::takeScreenshot);
+}
+
+void ScriptedRun::onState(SessionState state) {
+  if (state == SessionState::Running && !runStarted_) {
+    runStarted_ = true;
+    if (!options_.screenshot.isEmpty() && options_.screenshotAfterMs)
+      QTimer::singleShot(*options_.screenshotAfterMs, this, &ScriptedRun::takeScreenshot);
+  }
+  if (state == SessionState::Finished && !finishedHandled_ && dataReady_) {
+    finishedHandled_ = true;
+    waitForFinalFrame();
+  }
+}
+
+void ScriptedRun::waitForFinalFrame() {
+  // The state arrives before the pump delivers the last frame and records; wait for them (a
+  // busy software-OpenGL view can delay deliveries), then give the plots a moment to draw.
+  const auto& frame = window_.views()->frame();
+  const bool shown = frame && frame->finished &&
+                     window_.history().records().size() == std::size_t(frame->iteration);
+  if (!shown) {
+    QTimer::singleShot(50, this, &ScriptedRun::waitForFinalFrame);
+    return;
+  }
+  QTimer::singleShot(250, this, &ScriptedRun::onFinished);
+}
+
+void ScriptedRun::onFinished() {
+  const ui::RunHistory& history = window_.history();
+  if (options_.printStats && !history.empty()) {
+    const auto& last = history.records().back();
+    const double seconds = last.wallMs / 1000.0;
+    const auto& engine = window_.session().engine();
+    std::printf("kmeans-studio: %d iterations in %.3f s (%.1f it/s), %s, backend %s (%s), n=%zu\n",
+                last.stats.iteration, seconds, seconds > 0 ? last.stats.iteration / seconds : 0.0,
+                last.stats.converged ? "converged" : "iteration limit", qPrintable(engine.backend),
+                qPrintable(engine.device),
+                window_.session().dataset() ? window_.session().dataset()->n : 0);
+    std::fflush(stdout);
+  }
+  if (!options_.report.isEmpty()) {
+    pendingReport_ = true;
+    window_.exporter().exportTo(ui::ExportController::Kind::Report, options_.report);
+  }
+  if (!options_.screenshot.isEmpty() && !options_.screenshotAfterMs) takeScreenshot();
+  if (options_.quitWhenFinished && !pendingReport_ &&
+      (options_.screenshot.isEmpty() || screenshotTaken_))
+    exitWith(0);
+}
+
+void ScriptedRun::takeScreenshot() {
+  if (screenshotTaken_) return;
+  screenshotTaken_ = true;
+  const QImage image = window_.grabWindowImage();
+  if (image.isNull() || !image.save(options_.screenshot)) {
+    fail(QStringLiteral("%1: could not save the screenshot").arg(options_.screenshot));
+    return;
+  }
+  std::printf("kmeans-studio: screenshot %s (%dx%d)\n", qPrintable(options_.screenshot),
+              image.width(), image.height());
+  std::fflush(stdout);
+  if (!pendingReport_) exitWith(0);
+}
+
+void ScriptedRun::fail(const QString& message) {
+  std::fprintf(stderr, "kmeans-studio: %s\n", qPrintable(message));
+  if (options_.scripted()) exitWith(1);
+}
+
+void ScriptedRun::exitWith(int code) {
+  window_.close();  // joins the engine thread
+  QCoreApplication::exit(code);
+}
+
+}  // namespace kms::studio

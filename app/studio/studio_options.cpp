@@ -1,0 +1,161 @@
+#include "studio_options.h"
+
+#include <QCommandLineParser>
+#include <QCoreApplication>
+#include <QRegularExpression>
+
+#include <cstdio>
+
+namespace kms::studio {
+namespace {
+
+struct Failure {
+  QString message;
+};
+
+int toInt(const QString& text, const QString& name, int min) {
+  bool ok = false;
+  const int v = text.toInt(&ok);
+  if (!ok || v < min)
+    throw Failure{
+        QStringLiteral("--%1 needs an integer ≥ %2, not \"%3\"").arg(name).arg(min).arg(text)};
+  return v;
+}
+
+double toDouble(const QString& text, const QString& name, double min) {
+  bool ok = false;
+  const double v = text.toDouble(&ok);
+  if (!ok || v < min)
+    throw Failure{
+        QStringLiteral("--%1 needs a number ≥ %2, not \"%3\"").arg(name).arg(min).arg(text)};
+  return v;
+}
+
+}  // namespace
+
+std::optional<StudioOptions> parseStudioOptions(const QCoreApplication& app) {
+  QCommandLineParser parser;
+  parser.setApplicationDescription(QStringLiteral(
+      "KMeans Studio: watch k-means quantise a photo's colours or cluster points, live."));
+  parser.addHelpOption();
+  parser.addVersionOption();
+  const auto opt = [](const QString& name, const QString& help, const QString& value = {}) {
+    return QCommandLineOption(name, help, value);
+  };
+  const QCommandLineOption sample =
+      opt("sample", "Open a built-in sample: photo, blobs or cloud.", "name");
+  const QCommandLineOption open = opt("open", "Open a picture or point file.", "file");
+  const QCommandLineOption generate =
+      opt("generate", "Generate points: blobs, rings, moons or uniform.", "kind");
+  const QCommandLineOption points = opt("points", "Generated points (default 10000).", "n");
+  const QCommandLineOption groups = opt("groups", "Generated groups (default 5).", "g");
+  const QCommandLineOption dims = opt("dims", "Generated dimensions (default 2).", "d");
+  const QCommandLineOption noise = opt("noise", "Generated noise (default 0.05).", "x");
+  const QCommandLineOption k = opt("k", "Number of clusters.", "k");
+  const QCommandLineOption init = opt("init", "Initialisation: kmeans++ or random.", "method");
+  const QCommandLineOption seed = opt("seed", "Random seed of the initialisation.", "s");
+  const QCommandLineOption maxIter = opt("max-iterations", "Iteration limit.", "n");
+  const QCommandLineOption tolerance = opt("tolerance", "Convergence tolerance.", "t");
+  const QCommandLineOption backend = opt("backend", "auto, cuda or cpu.", "kind");
+  const QCommandLineOption speed =
+      opt("speed", "Iterations per second, or \"flat\" (as fast as possible).", "rate");
+  const QCommandLineOption run = opt("run", "Start running as soon as the data is ready.");
+  const QCommandLineOption view = opt("view", "Show the image, 2d or 3d view.", "view");
+  const QCommandLineOption imageMode =
+      opt("image-mode", "split, side, original or quantised.", "mode");
+  const QCommandLineOption split = opt("split", "Split line position, 0 to 1.", "f");
+  const QCommandLineOption size = opt("size", "Window size, e.g. 1600x1000.", "WxH");
+  const QCommandLineOption screenshot =
+      opt("screenshot",
+          "Save a PNG of the window, then exit (after the run finishes unless "
+          "--screenshot-after-ms is given).",
+          "file");
+  const QCommandLineOption after =
+      opt("screenshot-after-ms", "Take the screenshot this long after the run starts.", "ms");
+  const QCommandLineOption report =
+      opt("report", "Write the run report (JSON) when the run finishes.", "file");
+  const QCommandLineOption quit = opt("quit-when-finished", "Exit when the run finishes.");
+  const QCommandLineOption stats =
+      opt("print-stats", "Print iterations, time and iterations/s when the run finishes.");
+  const QCommandLineOption timeout =
+      opt("timeout-ms", "Exit with code 3 if not done after this long.", "ms");
+  const QCommandLineOption noPersist = opt("no-persist", "Do not read or write saved settings.");
+  for (const auto* o :
+       {&sample, &open,       &generate,  &points,  &groups, &dims,  &noise,   &k,         &init,
+        &seed,   &maxIter,    &tolerance, &backend, &speed,  &run,   &view,    &imageMode, &split,
+        &size,   &screenshot, &after,     &report,  &quit,   &stats, &timeout, &noPersist})
+    parser.addOption(*o);
+  parser.addPositionalArgument(QStringLiteral("file"),
+                               QStringLiteral("A file to open (like --open)."),
+                               QStringLiteral("[file]"));
+  parser.process(app);
+
+  StudioOptions o;
+  try {
+    o.sample = parser.value(sample);
+    o.file = parser.isSet(open) ? parser.value(open) : parser.positionalArguments().value(0);
+    if (parser.isSet(generate)) {
+      const auto kind = kms::app::parseGeneratorKind(parser.value(generate));
+      if (!kind)
+        throw Failure{QStringLiteral("unknown generator \"%1\"").arg(parser.value(generate))};
+      kms::app::GeneratorParams params;
+      params.kind = *kind;
+      if (parser.isSet(points)) params.n = std::size_t(toInt(parser.value(points), "points", 1));
+      if (parser.isSet(groups)) params.groups = toInt(parser.value(groups), "groups", 1);
+      if (parser.isSet(dims)) params.d = toInt(parser.value(dims), "dims", 1);
+      if (parser.isSet(noise)) params.noise = toDouble(parser.value(noise), "noise", 0.0);
+      o.generator = params;
+    }
+    if (int(!o.sample.isEmpty()) + int(!o.file.isEmpty()) + int(o.generator.has_value()) > 1)
+      throw Failure{QStringLiteral("give only one of --sample, --open/file and --generate")};
+    if (parser.isSet(k)) o.k = toInt(parser.value(k), "k", 1);
+    if (parser.isSet(init)) {
+      o.init = kms::parseInitMethod(parser.value(init).toStdString());
+      if (!o.init || *o.init == kms::InitMethod::Given)
+        throw Failure{QStringLiteral("--init takes kmeans++ or random")};
+    }
+    if (parser.isSet(seed)) o.seed = std::uint64_t(toInt(parser.value(seed), "seed", 0));
+    if (parser.isSet(maxIter)) o.maxIterations = toInt(parser.value(maxIter), "max-iterations", 1);
+    if (parser.isSet(tolerance)) o.tolerance = toDouble(parser.value(tolerance), "tolerance", 0.0);
+    if (parser.isSet(backend)) {
+      o.backend = kms::parseBackendKind(parser.value(backend).toLower().toStdString());
+      if (!o.backend) throw Failure{QStringLiteral("--backend takes auto, cuda or cpu")};
+    }
+    if (parser.isSet(speed)) {
+      const QString v = parser.value(speed).toLower();
+      o.pace = v == QLatin1String("flat") || v == QLatin1String("max") ? 0.0
+                                                                       : toDouble(v, "speed", 0.01);
+    }
+    o.run = parser.isSet(run);
+    o.view = parser.value(view).toLower();
+    if (!o.view.isEmpty() && !QStringList{"image", "2d", "3d"}.contains(o.view))
+      throw Failure{QStringLiteral("--view takes image, 2d or 3d")};
+    o.imageMode = parser.value(imageMode).toLower();
+    if (!o.imageMode.isEmpty() &&
+        !QStringList{"split", "side", "original", "quantised", "quantized"}.contains(o.imageMode))
+      throw Failure{QStringLiteral("--image-mode takes split, side, original or quantised")};
+    if (parser.isSet(split)) o.split = std::min(1.0, toDouble(parser.value(split), "split", 0.0));
+    if (parser.isSet(size)) {
+      const auto m =
+          QRegularExpression(QStringLiteral("^(\\d+)[xX](\\d+)$")).match(parser.value(size));
+      if (!m.hasMatch()) throw Failure{QStringLiteral("--size takes WIDTHxHEIGHT, e.g. 1600x1000")};
+      o.size = QSize(m.captured(1).toInt(), m.captured(2).toInt());
+    }
+    o.screenshot = parser.value(screenshot);
+    if (parser.isSet(after))
+      o.screenshotAfterMs = toInt(parser.value(after), "screenshot-after-ms", 0);
+    o.report = parser.value(report);
+    o.quitWhenFinished = parser.isSet(quit);
+    o.printStats = parser.isSet(stats);
+    o.timeoutMs = parser.isSet(timeout) ? toInt(parser.value(timeout), "timeout-ms", 1)
+                                        : (o.scripted() ? 600000 : 0);
+    o.noPersist = parser.isSet(noPersist);
+  } catch (const Failure& failure) {
+    std::fprintf(stderr, "kmeans-studio: %s\n\n%s", qPrintable(failure.message),
+                 qPrintable(parser.helpText()));
+    return std::nullopt;
+  }
+  return o;
+}
+
+}  // namespace kms::studio

@@ -1,0 +1,58 @@
+// kmeans-studio's command line, so the window can be driven by scripts (screenshots, demos,
+// measuring the iteration rate with the window open).
+#pragma once
+
+#include <QSize>
+#include <QString>
+#include <QStringList>
+
+#include <optional>
+
+#include "io/generators.h"
+#include "kmeans/backend.h"
+#include "kmeans/config.h"
+
+class QCoreApplication;
+
+namespace kms::studio {
+
+struct StudioOptions {
+  // What to open (at most one).
+  QString sample;  ///< photo | blobs | cloud
+  QString file;
+  std::optional<kms::app::GeneratorParams> generator;
+
+  // Run settings; unset fields keep the saved / default ones.
+  std::optional<int> k;
+  std::optional<kms::InitMethod> init;
+  std::optional<std::uint64_t> seed;
+  std::optional<int> maxIterations;
+  std::optional<double> tolerance;
+  std::optional<kms::BackendKind> backend;
+  std::optional<double> pace;  ///< iterations per second, 0 = flat out
+
+  bool run = false;  ///< press Play once the data is ready
+
+  // Presentation.
+  QString view;       ///< image | 2d | 3d
+  QString imageMode;  ///< split | side | original | quantised
+  std::optional<double> split;
+  std::optional<QSize> size;
+
+  // Scripting.
+  QString screenshot;                    ///< PNG written, then the window closes
+  std::optional<int> screenshotAfterMs;  ///< from the start of the run; else when it finishes
+  QString report;                        ///< run report (JSON) written when the run finishes
+  bool quitWhenFinished = false;
+  bool printStats = false;  ///< iterations, wall time and it/s on stdout when finished
+  int timeoutMs = 0;        ///< > 0: give up (exit code 3) after this long
+  bool noPersist = false;   ///< temporary settings: nothing read or written
+
+  bool scripted() const { return !screenshot.isEmpty() || quitWhenFinished; }
+};
+
+/// Parses the application's arguments. On an error prints it with the usage and returns
+/// nullopt (exit code 2); --help and --version exit directly.
+std::optional<StudioOptions> parseStudioOptions(const QCoreApplication& app);
+
+}  // namespace kms::studio

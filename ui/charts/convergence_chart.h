@@ -1,0 +1,60 @@
+// Convergence per iteration (QCustomPlot): inertia on a log scale above; points that changed
+// cluster and the largest centroid shift (both log) below, sharing the iteration axis. Moving
+// the mouse over either panel reads the values of the nearest iteration.
+#pragma once
+
+#include <QImage>
+#include <QSharedPointer>
+#include <QWidget>
+
+#include <vector>
+
+#include "session/session_types.h"
+
+class QCustomPlot;
+class QCPAxisRect;
+class QCPAxisTickerFixed;
+class QCPGraph;
+class QCPItemText;
+class QCPTextElement;
+class QCPItemTracer;
+class QMouseEvent;
+
+namespace kms::ui {
+
+class ConvergenceChart : public QWidget {
+  Q_OBJECT
+
+ public:
+  explicit ConvergenceChart(QWidget* parent = nullptr);
+
+  void clear();
+  void append(const std::vector<session::IterationRecord>& records);
+  void refresh();
+  std::size_t iterationCount() const { return stats_.size(); }
+  QImage toImage(const QSize& size);
+  QCustomPlot* plot() const { return plot_; }
+  /// The readout text for the iteration nearest `key` (what hovering shows).
+  QString readout(double key) const;
+  /// What the hover label shows now (empty when hidden).
+  QString hoverText() const;
+
+ private:
+  void onMouseMove(QMouseEvent* event);
+  void rescale();
+
+  QCustomPlot* plot_;
+  QCPTextElement* title_;
+  QCPAxisRect* top_;
+  QCPAxisRect* bottom_;
+  QCPGraph* inertia_;
+  QCPGraph* changed_;
+  QCPGraph* shift_;
+  QCPItemTracer* tracer_;
+  QCPItemText* label_;
+  QSharedPointer<QCPAxisTickerFixed> iterationTicker_;
+  std::vector<kms::IterationStats> stats_;
+  bool dirty_ = false;
+};
+
+}  // namespace kms::ui

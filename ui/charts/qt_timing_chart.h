@@ -1,0 +1,53 @@
+// TimingChart with Qt Charts: the stages of each iteration (assign, reduce, update, copy-out)
+// stacked as areas, with the running median of their sum as a line. Long runs are bucketed to
+// at most kMaxColumns points so redraws stay cheap; the median is computed on every iteration.
+#pragma once
+
+#include <QtCharts/QChartView>
+
+#include <array>
+
+#include "charts/timing_chart.h"
+
+class QAreaSeries;
+class QChart;
+class QLineSeries;
+class QValueAxis;
+
+namespace kms::ui {
+
+class QtTimingChart : public TimingChart {
+  Q_OBJECT
+
+ public:
+  static constexpr std::size_t kMaxColumns = 600;
+  static constexpr std::size_t kMedianWindow = 15;
+
+  explicit QtTimingChart(QWidget* parent = nullptr);
+
+  void clear() override;
+  void append(const std::vector<session::IterationRecord>& records) override;
+  void refresh() override;
+  std::size_t iterationCount() const override { return rows_.size(); }
+  QImage toImage(const QSize& size) override;
+
+ private:
+  struct Row {
+    double iteration = 0.0;
+    std::array<double, 4> stage{};  // assign, reduce, update, copy
+    double median = 0.0;            // running median of the stage sums up to here
+  };
+
+  QChart* chart_;
+  QChartView* view_;
+  std::array<QLineSeries*, 4> upper_{};
+  std::array<QLineSeries*, 4> lower_{};
+  std::array<QAreaSeries*, 4> areas_{};
+  QLineSeries* median_;
+  QValueAxis* axisX_;
+  QValueAxis* axisY_;
+  std::vector<Row> rows_;
+  bool dirty_ = false;
+};
+
+}  // namespace kms::ui

@@ -1,0 +1,251 @@
+#include "controls_panel.h"
+
+#include <QAction>
+#include <QComboBox>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QMenu>
+#include <QSlider>
+#include <QSpinBox>
+#include <QToolButton>
+#include <QVBoxLayout>
+
+#include <cmath>
+
+#include "kmeans/backend.h"
+#include "studio_actions.h"
+#include "widgets/scientific_spin_box.h"
+
+namespace kms::ui {
+namespace {
+
+QToolButton* actionButton(QAction* action, QWidget* parent) {
+  auto* button = new QToolButton(parent);
+  button->setDefaultAction(action);
+  button->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+  button->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
+  return button;
+}
+
+}  // namespace
+
+ControlsPanel::ControlsPanel(const StudioActions& actions, QWidget* parent) : QWidget(parent) {
+  setObjectName(QStringLiteral("controlsPanel"));
+  debounce_.setSingleShot(true);
+  debounce_.setInterval(300);
+  connect(&debounce_, &QTimer::timeout, this, [this] { emit settingsEdited(settings()); });
+
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(8, 8, 8, 8);
+  layout->setSpacing(10);
+  layout->addWidget(buildDataGroup(actions));
+  layout->addWidget(buildParameterGroup());
+  layout->addWidget(buildRunGroup(actions));
+  auto* keys =
+      new QLabel(tr("<small>Space play/pause · → step · R reset · Ctrl+O open</small>"), this);
+  keys->setAlignment(Qt::AlignCenter);
+  keys->setStyleSheet(QStringLiteral("color: palette(mid);"));
+  layout->addWidget(keys);
+  layout->addStretch(1);
+  // For the classroom: what one Step does, in two sentences.
+  auto* how = new QLabel(
+      tr("<b>How k-means works</b><br>Each iteration <b>assigns</b> every point to its nearest "
+         "centroid, then <b>moves</b> each centroid to the mean of its points. It stops when "
+         "(almost) no point changes cluster or the iteration limit is reached."),
+      this);
+  how->setObjectName(QStringLiteral("howItWorks"));
+  how->setWordWrap(true);
+  how->setStyleSheet(QStringLiteral(
+      "QLabel#howItWorks { color: #4b5563; background: #f3f4f6; border: 1px solid #e5e7eb;"
+      " border-radius: 4px; padding: 8px; }"));
+  layout->addWidget(how);
+}
+
+QWidget* ControlsPanel::buildDataGroup(const StudioActions& actions) {
+  auto* group = new QGroupBox(tr("Data"), this);
+  dataName_ = new QLabel(tr("Nothing loaded"), group);
+  dataName_->setObjectName(QStringLiteral("dataName"));
+  QFont bold = dataName_->font();
+  bold.setBold(true);
+  dataName_->setFont(bold);
+  dataName_->setWordWrap(true);
+  dataDetails_ = new QLabel(tr("Open a file, pick a sample or generate points."), group);
+  dataDetails_->setWordWrap(true);
+  auto* samples = new QToolButton(group);
+  samples->setText(tr("Samples"));
+  samples->setIcon(actions.samplesMenu->icon());
+  samples->setMenu(actions.samplesMenu);
+  samples->setPopupMode(QToolButton::InstantPopup);
+  samples->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+  samples->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
+  samples->setToolTip(tr("A photo, 2-D blobs or a 3-D cloud"));
+  auto* buttons = new QHBoxLayout;
+  buttons->setSpacing(4);
+  buttons->addWidget(actionButton(actions.open, group));
+  buttons->addWidget(samples);
+  buttons->addWidget(actionButton(actions.generate, group));
+  auto* layout = new QVBoxLayout(group);
+  layout->addWidget(dataName_);
+  layout->addWidget(dataDetails_);
+  layout->addLayout(buttons);
+  return group;
+}
+
+QWidget* ControlsPanel::buildParameterGroup() {
+  auto* group = new QGroupBox(tr("Clustering"), this);
+  auto* form = new QFormLayout(group);
+  form->setLabelAlignment(Qt::AlignRight);
+  form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+
+  k_ = new QSpinBox(group);
+  k_->setObjectName(QStringLiteral("kSpin"));
+  k_->setRange(1, 256);
+  k_->setToolTip(tr("Number of clusters (colours of the palette for a picture)"));
+  init_ = new QComboBox(group);
+  init_->addItem(tr("k-means++"), int(kms::InitMethod::KMeansPlusPlus));
+  init_->addItem(tr("Random points"), int(kms::InitMethod::Random));
+  init_->setToolTip(
+      tr("k-means++ spreads the first centroids out (D² sampling); random picks "
+         "k distinct points"));
+  seed_ = new QSpinBox(group);
+  seed_->setRange(0, 999999999);
+  seed_->setToolTip(tr("Same data, settings and seed give exactly the same run"));
+  maxIterations_ = new QSpinBox(group);
+  maxIterations_->setRange(1, 1000000);
+  maxIterations_->setToolTip(tr("Stop after this many iterations even if not converged"));
+  tolerance_ = new ScientificSpinBox(group);
+  tolerance_->setToolTip(
+      tr("Converged when the fraction of points changing cluster, or the "
+         "largest centroid shift relative to the data's extent, drops below this"));
+  backend_ = new QComboBox(group);
+  backend_->addItem(tr("Auto"), int(kms::BackendKind::Auto));
+  backend_->addItem(tr("CUDA (GPU)"), int(kms::BackendKind::Cuda));
+  backend_->addItem(tr("CPU"), int(kms::BackendKind::Cpu));
+
+  backend_->setToolTip(tr("Auto uses the GPU when one answers, else the CPU"));
+
+  form->addRow(tr("Clusters k"), k_);
+  form->addRow(tr("Initialisation"), init_);
+  form->addRow(tr("Seed"), seed_);
+  form->addRow(tr("Max iterations"), maxIterations_);
+  form->addRow(tr("Tolerance"), tolerance_);
+  form->addRow(tr("Backend"), backend_);
+
+  setSettings({});
+  connect(k_, &QSpinBox::valueChanged, this, &ControlsPanel::scheduleEdit);
+  connect(seed_, &QSpinBox::valueChanged, this, &ControlsPanel::scheduleEdit);
+  connect(maxIterations_, &QSpinBox::valueChanged, this, &ControlsPanel::scheduleEdit);
+  connect(tolerance_, &QDoubleSpinBox::valueChanged, this, &ControlsPanel::scheduleEdit);
+  connect(init_, &QComboBox::currentIndexChanged, this, &ControlsPanel::scheduleEdit);
+  connect(backend_, &QComboBox::currentIndexChanged, this, &ControlsPanel::scheduleEdit);
+  return group;
+}
+
+QWidget* ControlsPanel::buildRunGroup(const StudioActions& actions) {
+  auto* group = new QGroupBox(tr("Run"), this);
+  auto* buttons = new QHBoxLayout;
+  buttons->setSpacing(4);
+  buttons->addWidget(actionButton(actions.playPause, group));
+  buttons->addWidget(actionButton(actions.step, group));
+  buttons->addWidget(actionButton(actions.reset, group));
+  speed_ = new QSlider(Qt::Horizontal, group);
+  speed_->setObjectName(QStringLiteral("speedSlider"));
+  speed_->setRange(0, kFlatOut);
+  speed_->setValue(kFlatOut);
+  speed_->setPageStep(5);
+  speed_->setFocusPolicy(Qt::NoFocus);  // arrow keys belong to Step
+  speed_->setToolTip(tr("Iterations per second; all the way right runs flat out"));
+  speedLabel_ = new QLabel(group);
+  speedLabel_->setMinimumWidth(64);
+  speedLabel_->setAlignment(Qt::AlignRight | Qt::AlignVCenter);
+  connect(speed_, &QSlider::valueChanged, this, [this] {
+    updateSpeedLabel();
+    if (!updating_) emit paceChanged(pace());
+  });
+  auto* speedRow = new QHBoxLayout;
+  speedRow->addWidget(new QLabel(tr("Speed"), group));
+  speedRow->addWidget(speed_, 1);
+  speedRow->addWidget(speedLabel_);
+  auto* layout = new QVBoxLayout(group);
+  layout->addLayout(buttons);
+  layout->addLayout(speedRow);
+  updateSpeedLabel();
+  return group;
+}
+
+double ControlsPanel::paceForPosition(int position) {
+  if (position >= kFlatOut) return 0.0;
+  return 0.25 * std::pow(10.0, position / 10.0);
+}
+
+int ControlsPanel::positionForPace(double pace) {
+  if (pace <= 0.0) return kFlatOut;
+  return std::clamp(int(std::lround(10.0 * std::log10(pace / 0.25))), 0, kFlatOut - 1);
+}
+
+void ControlsPanel::setPace(double iterationsPerSecond) {
+  speed_->setValue(positionForPace(iterationsPerSecond));
+}
+
+double ControlsPanel::pace() const {
+  return paceForPosition(speed_->value());
+}
+
+void ControlsPanel::updateSpeedLabel() {
+  const double p = pace();
+  speedLabel_->setText(p <= 0.0 ? tr("Flat out") : tr("%1 it/s").arg(p, 0, 'g', p < 1 ? 2 : 3));
+}
+
+void ControlsPanel::setSettings(const session::RunSettings& settings) {
+  updating_ = true;
+  const kms::KMeansConfig& c = settings.config;
+  k_->setValue(c.k);
+  init_->setCurrentIndex(std::max(0, init_->findData(int(c.init))));
+  seed_->setValue(int(std::min<std::uint64_t>(c.seed, std::uint64_t(seed_->maximum()))));
+  maxIterations_->setValue(c.max_iterations);
+  tolerance_->setValue(c.tolerance);
+  backend_->setCurrentIndex(std::max(0, backend_->findData(int(settings.backend))));
+  debounce_.stop();
+  updating_ = false;
+}
+
+session::RunSettings ControlsPanel::settings() const {
+  session::RunSettings s;
+  s.config.k = k_->value();
+  s.config.init = kms::InitMethod(init_->currentData().toInt());
+  s.config.seed = std::uint64_t(seed_->value());
+  s.config.max_iterations = maxIterations_->value();
+  s.config.tolerance = tolerance_->value();
+  s.backend = kms::BackendKind(backend_->currentData().toInt());
+  return s;
+}
+
+void ControlsPanel::setCudaStatus(bool available, const QString& description) {
+  backend_->setItemData(1, available ? description : tr("Unavailable: %1").arg(description),
+                        Qt::ToolTipRole);
+}
+
+void ControlsPanel::setDatasetInfo(const QString& name, const QString& details) {
+  dataName_->setText(name);
+  dataDetails_->setText(details);
+}
+
+void ControlsPanel::setMaximumK(int k) {
+  updating_ = true;
+  k_->setMaximum(std::max(1, std::min(k, kms::kMaxClusters)));
+  updating_ = false;
+}
+
+void ControlsPanel::scheduleEdit() {
+  if (!updating_) debounce_.start();
+}
+
+void ControlsPanel::flushEdits() {
+  if (!debounce_.isActive()) return;
+  debounce_.stop();
+  emit settingsEdited(settings());
+}
+
+}  // namespace kms::ui

@@ -1,0 +1,76 @@
+// The settings side panel: the data in use, the clustering parameters, the run buttons and the
+// speed slider. Parameter edits are debounced and reported together as RunSettings, so typing
+// "16" into k starts one new run, not two.
+#pragma once
+
+#include <QTimer>
+#include <QWidget>
+
+#include "session/session_types.h"
+
+class QComboBox;
+class QLabel;
+class QSlider;
+class QSpinBox;
+
+namespace kms::ui {
+
+class ScientificSpinBox;
+struct StudioActions;
+
+class ControlsPanel : public QWidget {
+  Q_OBJECT
+
+ public:
+  /// Slider positions below kFlatOut are paced (0.25 … 250 it/s, logarithmic).
+  static constexpr int kFlatOut = 40;
+
+  ControlsPanel(const StudioActions& actions, QWidget* parent = nullptr);
+
+  /// Shows `settings` without emitting settingsEdited.
+  void setSettings(const session::RunSettings& settings);
+  session::RunSettings settings() const;
+  /// Iterations per second, ≤ 0 for flat out.
+  void setPace(double iterationsPerSecond);
+  double pace() const;
+  void setDatasetInfo(const QString& name, const QString& details);
+  /// The CUDA entry's tooltip: the device, or why there is none.
+  void setCudaStatus(bool available, const QString& description);
+  /// The largest k that makes sense for the data (its number of points).
+  void setMaximumK(int k);
+  /// Applies a pending debounced edit at once (tests, before Play).
+  void flushEdits();
+
+  QSpinBox* kSpin() const { return k_; }
+  QSlider* speedSlider() const { return speed_; }
+  QComboBox* backendCombo() const { return backend_; }
+
+  static double paceForPosition(int position);
+  static int positionForPace(double pace);
+
+ signals:
+  void settingsEdited(const kms::session::RunSettings& settings);
+  void paceChanged(double iterationsPerSecond);
+
+ private:
+  QWidget* buildDataGroup(const StudioActions& actions);
+  QWidget* buildParameterGroup();
+  QWidget* buildRunGroup(const StudioActions& actions);
+  void scheduleEdit();
+  void updateSpeedLabel();
+
+  QLabel* dataName_;
+  QLabel* dataDetails_;
+  QSpinBox* k_;
+  QComboBox* init_;
+  QSpinBox* seed_;
+  QSpinBox* maxIterations_;
+  ScientificSpinBox* tolerance_;
+  QComboBox* backend_;
+  QSlider* speed_;
+  QLabel* speedLabel_;
+  QTimer debounce_;
+  bool updating_ = false;
+};
+
+}  // namespace kms::ui

@@ -1,0 +1,216 @@
+#include "export_controller.h"
+
+#include <QDir>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QRegularExpression>
+#include <QSettings>
+#include <QStandardPaths>
+#include <QtConcurrent/QtConcurrentRun>
+
+#include "charts/convergence_chart.h"
+#include "charts/timing_chart.h"
+#include "data/run_history.h"
+#include "io/export.h"
+#include "session/session_controller.h"
+#include "views/cluster_views.h"
+
+namespace kms::ui {
+namespace {
+
+const QString kDirKey = QStringLiteral("export/lastDir");
+constexpr QSize kChartSize(1200, 700);
+
+struct KindInfo {
+  const char* suffix;
+  const char* filter;
+};
+
+KindInfo info(ExportController::Kind kind) {
+  using K = ExportController::Kind;
+  switch (kind) {
+    case K::QuantisedImage:
+      return {"quantised.png", "PNG image (*.png);;JPEG image (*.jpg)"};
+    case K::Palette:
+      return {"palette.gpl", "GIMP palette (*.gpl);;Hex colours (*.txt *.hex)"};
+    case K::Labels:
+      return {"labels.csv", "CSV (*.csv)"};
+    case K::Centroids:
+      return {"centroids.csv", "CSV (*.csv)"};
+    case K::Report:
+      return {"report.json", "JSON (*.json)"};
+    case K::TimingChart:
+      return {"timing.png", "PNG image (*.png)"};
+    case K::ConvergenceChart:
+      return {"convergence.png", "PNG image (*.png)"};
+    case K::Window:
+      return {"window.png", "PNG image (*.png)"};
+  }
+  return {"out", "*"};
+}
+
+}  // namespace
+
+ExportController::ExportController(session::SessionController& session, const RunHistory& history,
+                                   const ClusterViews& views, TimingChart& timing,
+                                   ConvergenceChart& convergence,
+                                   std::function<QImage()> grabWindow, QWidget* dialogParent)
+    : session_(session),
+      history_(history),
+      views_(views),
+      timing_(timing),
+      convergence_(convergence),
+      grabWindow_(std::move(grabWindow)),
+      dialogParent_(dialogParent) {}
+
+ExportController::~ExportController() {
+  waitForIdle();
+}
+
+bool ExportController::available(Kind kind) const {
+  const auto& frame = views_.frame();
+  const auto& data = frame ? frame->dataset : session_.dataset();
+  const bool labelled = data && frame && frame->n == data->n && !frame->labels.empty();
+  switch (kind) {
+    case Kind::QuantisedImage:
+    case Kind::Palette:
+      return labelled && data->isImage() && data->d == 3;
+    case Kind::Labels:
+    case Kind::Centroids:
+      return labelled;
+    case Kind::Report:
+      return data && !history_.empty();
+    case Kind::TimingChart:
+    case Kind::ConvergenceChart:
+    case Kind::Window:
+      return true;
+  }
+  return false;
+}
+
+QString ExportController::suggestedPath(Kind kind, const QString& directory) const {
+  QString base = QStringLiteral("kmeans");
+  if (const auto& data = session_.dataset()) {
+    base = QFileInfo(data->displayName).completeBaseName();
+    if (base.isEmpty()) base = QStringLiteral("kmeans");
+    base.replace(QRegularExpression(QStringLiteral("[^A-Za-z0-9._-]+")), QStringLiteral("-"));
+    if (const auto& frame = views_.frame()) base += QStringLiteral("-k%1").arg(frame->k);
+  }
+  return QDir(directory).filePath(base + QLatin1Char('-') + QString::fromLatin1(info(kind).suffix));
+}
+
+void ExportController::exportInteractive(Kind kind) {
+  QSettings settings;
+  QString dir = settings.value(kDirKey).toString();
+  if (dir.isEmpty() || !QFileInfo(dir).isDir())
+    dir = QStandardPaths::writableLocation(QStandardPaths::PicturesLocation);
+  const QString path =
+      QFileDialog::getSaveFileName(dialogParent_, tr("Export"), suggestedPath(kind, dir),
+                                   QString::fromLatin1(info(kind).filter));
+  if (path.isEmpty()) return;
+  settings.setValue(kDirKey, QFileInfo(path).absolutePath());
+  exportTo(kind, path);
+}
+
+std::function<void()> ExportController::prepare(Kind kind, const QString& path,
+                                                QString& error) const {
+  using namespace kms::app;
+  const session::FramePtr frame = views_.frame();
+  const DatasetPtr data = frame ? frame->dataset : session_.dataset();  // what is on screen
+  if (!available(kind)) {
+    error = tr("%1: nothing to export yet (run at least one iteration)")
+                .arg(QFileInfo(path).fileName());
+    return {};
+  }
+  switch (kind) {
+    case Kind::QuantisedImage:
+      return [=] { writeImage(path, quantizedImage(*data, frame->centroids, frame->labels)); };
+    case Kind::Palette: {
+      const QString name = data->displayName;
+      return [=] {
+        const auto shares =
+            frame->shares.empty() ? clusterShares(*data, frame->labels, frame->k) : frame->shares;
+        if (path.endsWith(QLatin1String(".gpl"), Qt::CaseInsensitive))
+          writePaletteGpl(path, frame->centroids, shares, name);
+        else
+          writePaletteHex(path, frame->centroids, shares);
+      };
+    }
+    case Kind::Labels:
+      return [=] { writeLabelsCsv(path, frame->labels); };
+    case Kind::Centroids:
+      return [=] {
+        writeCentroidsCsv(
+            path, frame->centroids, frame->d, data->dimensionNames,
+            frame->shares.empty() ? clusterShares(*data, frame->labels, frame->k) : frame->shares);
+      };
+    case Kind::Report: {
+      RunReport report;
+      report.input = data->source.isEmpty() ? data->displayName : data->source;
+      report.n = data->n;
+      report.d = data->d;
+      report.config = session_.settings().config;
+      report.backend = session_.engine().backend;
+      report.device = session_.engine().device;
+      report.backendNote = session_.engine().note;
+      for (const auto& record : history_.records())
+        report.iterations.push_back(record.stats);
+      report.converged = !history_.empty() && history_.records().back().stats.converged;
+      report.wallSeconds = history_.empty() ? 0.0 : history_.records().back().wallMs / 1000.0;
+      return [=] { writeRunReport(path, report); };
+    }
+    case Kind::TimingChart: {
+      const QImage image = timing_.toImage(kChartSize);
+      return [=] { writeImage(path, image); };
+    }
+    case Kind::ConvergenceChart: {
+      const QImage image = convergence_.toImage(kChartSize);
+      return [=] { writeImage(path, image); };
+    }
+    case Kind::Window: {
+      const QImage image = grabWindow_();
+      return [=] { writeImage(path, image); };
+    }
+  }
+  return {};
+}
+
+void ExportController::exportTo(Kind kind, const QString& path) {
+  QString error;
+  std::function<void()> work = prepare(kind, path, error);
+  if (!work) {
+    emit failed(error);
+    return;
+  }
+  ++pending_;
+  emit started(kind, path);
+  auto* watcher = new QFutureWatcher<QString>(this);
+  watchers_ << watcher;
+  connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, kind, path] {
+    watchers_.removeAll(watcher);
+    watcher->deleteLater();
+    --pending_;
+    const QString message = watcher->result();
+    if (message.isEmpty())
+      emit exported(kind, path);
+    else
+      emit failed(message);
+  });
+  watcher->setFuture(QtConcurrent::run([work = std::move(work), path]() -> QString {
+    try {
+      work();
+      return {};
+    } catch (const kms::app::ExportError& e) {
+      return e.message();
+    } catch (const std::exception& e) {
+      return QStringLiteral("%1: %2").arg(QFileInfo(path).fileName(), QString::fromUtf8(e.what()));
+    }
+  }));
+}
+
+void ExportController::waitForIdle() {
+  for (auto* watcher : watchers_)
+    watcher->waitForFinished();
+}
+
+}  // namespace kms::ui

@@ -1,0 +1,78 @@
+// Saves results. What to save is captured on the GUI thread (the frame is immutable and shared,
+// charts are rendered to pictures), then the file is written on the thread pool so a
+// 16-megapixel PNG or millions of labels never freeze the window. Errors name the file.
+#pragma once
+
+#include <QFutureWatcher>
+#include <QObject>
+#include <QString>
+
+#include <functional>
+
+class QWidget;
+
+namespace kms::session {
+class SessionController;
+}
+
+namespace kms::ui {
+
+class ClusterViews;
+class ConvergenceChart;
+class RunHistory;
+class TimingChart;
+
+class ExportController : public QObject {
+  Q_OBJECT
+
+ public:
+  enum class Kind {
+    QuantisedImage,
+    Palette,
+    Labels,
+    Centroids,
+    Report,
+    TimingChart,
+    ConvergenceChart,
+    Window,
+  };
+  Q_ENUM(Kind)
+
+  ExportController(session::SessionController& session, const RunHistory& history,
+                   const ClusterViews& views, TimingChart& timing, ConvergenceChart& convergence,
+                   std::function<QImage()> grabWindow, QWidget* dialogParent);
+  ~ExportController() override;
+
+  /// Whether `kind` can be saved now (a picture needs image data and a labelled frame, ...).
+  bool available(Kind kind) const;
+  /// Asks for a file name, then exports.
+  void exportInteractive(Kind kind);
+  /// Exports to `path` in the background; emits exported() or failed().
+  void exportTo(Kind kind, const QString& path);
+  bool busy() const { return pending_ > 0; }
+  /// Blocks until every export has finished (shutdown, tests).
+  void waitForIdle();
+
+  /// The file name offered for `kind`, in `directory`.
+  QString suggestedPath(Kind kind, const QString& directory) const;
+
+ signals:
+  void started(kms::ui::ExportController::Kind kind, const QString& path);
+  void exported(kms::ui::ExportController::Kind kind, const QString& path);
+  void failed(const QString& message);
+
+ private:
+  std::function<void()> prepare(Kind kind, const QString& path, QString& error) const;
+
+  session::SessionController& session_;
+  const RunHistory& history_;
+  const ClusterViews& views_;
+  TimingChart& timing_;
+  ConvergenceChart& convergence_;
+  std::function<QImage()> grabWindow_;
+  QWidget* dialogParent_;
+  int pending_ = 0;
+  QList<QFutureWatcher<QString>*> watchers_;
+};
+
+}  // namespace kms::ui

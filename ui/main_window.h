@@ -1,0 +1,105 @@
+// KMeans Studio's window: composes the controls, views, charts, status bar and menus, opens
+// data (menu, drag and drop, recent files, samples, generator) and persists its layout and
+// settings. The work itself happens in SessionController (engine thread) and RunPresenter.
+#pragma once
+
+#include <QByteArray>
+#include <QMainWindow>
+
+#include <memory>
+#include <optional>
+
+#include "session/session_controller.h"
+
+class QDockWidget;
+class QMimeData;
+
+namespace kms::ui {
+
+class ClusterViews;
+class ControlsPanel;
+class ConvergenceChart;
+class ExportController;
+class FramePump;
+class LoadBanner;
+class MessageBar;
+class RecentFiles;
+class RunHistory;
+class RunPresenter;
+class StatusReadout;
+class TimingChart;
+struct StudioActions;
+
+class MainWindow : public QMainWindow {
+  Q_OBJECT
+
+ public:
+  explicit MainWindow(QWidget* parent = nullptr);
+  ~MainWindow() override;
+
+  /// Opens `path` with k, or with the usual k of its kind (picture 16, points 5) when the kind
+  /// differs from the last data's.
+  void openFile(const QString& path, std::optional<int> k = {});
+  /// "photo", "blobs" or "cloud"; false (with a message) for an unknown id.
+  bool openSample(const QString& id);
+  void generate(const kms::app::GeneratorParams& params, std::optional<int> k = {});
+
+  /// Drag and drop: whether `mime` carries a local file, and opening it (the first one).
+  static bool acceptsDrop(const QMimeData* mime);
+  bool openDropped(const QMimeData* mime);
+
+  /// The window as a picture, 3-D view included.
+  QImage grabWindowImage();
+
+  session::SessionController& session() { return *session_; }
+  StudioActions& actions() { return *actions_; }
+  ControlsPanel* controls() const { return controls_; }
+  ClusterViews* views() const { return views_; }
+  TimingChart* timingChart() const { return timing_; }
+  ConvergenceChart* convergenceChart() const { return convergence_; }
+  ExportController& exporter() { return *exporter_; }
+  MessageBar* messageBar() const { return messages_; }
+  StatusReadout& readout() { return *readout_; }
+  RunHistory& history() { return *history_; }
+  FramePump& pump() { return *pump_; }
+
+ protected:
+  void closeEvent(QCloseEvent* event) override;
+  void dragEnterEvent(QDragEnterEvent* event) override;
+  void dropEvent(QDropEvent* event) override;
+
+ private:
+  void buildLayout();
+  void connectActions();
+  void connectSession();
+  void rebuildRecentMenu();
+  void showGeneratorDialog();
+  void showAbout();
+  void onDatasetChanged(const kms::app::DatasetPtr& dataset, const QString& origin);
+  void restoreSettings();
+  void saveSettings();
+
+  std::unique_ptr<session::SessionController> session_;
+  std::unique_ptr<StudioActions> actions_;
+  std::unique_ptr<RunHistory> history_;
+  std::unique_ptr<FramePump> pump_;
+  std::unique_ptr<RecentFiles> recent_;
+  ClusterViews* views_ = nullptr;
+  MessageBar* messages_ = nullptr;
+  LoadBanner* banner_ = nullptr;
+  ControlsPanel* controls_ = nullptr;
+  TimingChart* timing_ = nullptr;
+  ConvergenceChart* convergence_ = nullptr;
+  QDockWidget* controlsDock_ = nullptr;
+  QDockWidget* timingDock_ = nullptr;
+  QDockWidget* convergenceDock_ = nullptr;
+  StatusReadout* readout_ = nullptr;
+  std::unique_ptr<ExportController> exporter_;
+  RunPresenter* presenter_ = nullptr;
+  QByteArray defaultState_;
+  std::optional<bool> lastWasImage_;
+  kms::app::GeneratorParams lastGenerator_;
+  bool closing_ = false;
+};
+
+}  // namespace kms::ui

@@ -1,0 +1,93 @@
+#include "run_presenter.h"
+
+#include <QAction>
+
+#include "charts/convergence_chart.h"
+#include "charts/timing_chart.h"
+#include "controls_panel.h"
+#include "data/frame_pump.h"
+#include "data/run_history.h"
+#include "export_controller.h"
+#include "session/session_controller.h"
+#include "studio_actions.h"
+#include "views/cluster_views.h"
+#include "widgets/status_readout.h"
+
+namespace kms::ui {
+
+using session::SessionState;
+
+RunPresenter::RunPresenter(const Parts& parts, QObject* parent) : QObject(parent), p_(parts) {
+  connect(&p_.pump, &FramePump::recordsArrived, this, &RunPresenter::onRecords);
+  connect(&p_.pump, &FramePump::frameArrived, this, &RunPresenter::onFrame);
+  connect(&p_.pump, &FramePump::delivered, this, &RunPresenter::onDelivered);
+  connect(&p_.history, &RunHistory::runStarted, this, [this] {
+    p_.timing.clear();
+    p_.convergence.clear();
+    p_.readout.clearRun();
+  });
+  connect(&p_.session, &session::SessionController::stateChanged, this, &RunPresenter::onState);
+  connect(&p_.session, &session::SessionController::engineChanged, &p_.readout,
+          &StatusReadout::setEngine);
+  connect(&p_.session, &session::SessionController::datasetChanged, this,
+          [this] { updateActions(); });
+  updateActions();
+}
+
+void RunPresenter::onRecords(const std::vector<session::IterationRecord>& records) {
+  p_.history.append(records);
+  // Only the current run's records reach the charts (a batch never mixes runs, but be sure).
+  if (!records.empty() && records.front().runId != p_.history.runId()) {
+    std::vector<session::IterationRecord> current;
+    for (const auto& r : records)
+      if (r.runId == p_.history.runId()) current.push_back(r);
+    p_.timing.append(current);
+    p_.convergence.append(current);
+    return;
+  }
+  p_.timing.append(records);
+  p_.convergence.append(records);
+}
+
+void RunPresenter::onFrame(const session::FramePtr& frame) {
+  p_.history.observeRun(frame->runId);
+  p_.views.showFrame(frame);
+}
+
+void RunPresenter::onDelivered() {
+  p_.timing.refresh();
+  p_.convergence.refresh();
+  p_.readout.refresh();
+  updateActions();
+}
+
+void RunPresenter::onState(SessionState state) {
+  p_.actions.showPlaying(state == SessionState::Running);
+  p_.readout.setState(state, p_.session.pace());
+  updateActions();
+}
+
+void RunPresenter::updateActions() {
+  const SessionState state = p_.session.state();
+  const bool runnable = state == SessionState::Ready || state == SessionState::Paused ||
+                        state == SessionState::Running;
+  p_.actions.playPause->setEnabled(runnable);
+  p_.actions.step->setEnabled(runnable);
+  p_.actions.reset->setEnabled(p_.session.dataset() && state != SessionState::NoData &&
+                               state != SessionState::Preparing);
+  using K = ExportController::Kind;
+  const std::pair<QAction*, K> exports[] = {
+      {p_.actions.exportImage, K::QuantisedImage},
+      {p_.actions.exportPalette, K::Palette},
+      {p_.actions.exportLabels, K::Labels},
+      {p_.actions.exportCentroids, K::Centroids},
+      {p_.actions.exportReport, K::Report},
+      {p_.actions.exportTimingChart, K::TimingChart},
+      {p_.actions.exportConvergenceChart, K::ConvergenceChart},
+      {p_.actions.exportWindow, K::Window}};
+  for (const auto& [action, kind] : exports)
+    action->setEnabled(p_.exporter.available(kind));
+  if (state == SessionState::Finished) p_.readout.setState(state, p_.session.pace());
+}
+
+}  // namespace kms::ui

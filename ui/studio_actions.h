@@ -1,0 +1,53 @@
+// Every QAction of the window with its text, shortcut, icon and tooltip, and the menus and
+// tool bar built from them. MainWindow connects them; ControlsPanel shows some as buttons.
+#pragma once
+
+#include <QList>
+
+class QAction;
+class QActionGroup;
+class QMainWindow;
+class QMenu;
+class QToolBar;
+
+namespace kms::ui {
+
+struct StudioActions {
+  explicit StudioActions(QMainWindow* window);
+
+  // File
+  QAction* open;
+  QMenu* recentMenu;
+  QMenu* samplesMenu;
+  QList<QAction*> samples;  // data() is the sample id
+  QAction* generate;
+  QAction* quit;
+  // Export
+  QMenu* exportMenu;
+  QAction* exportImage;
+  QAction* exportPalette;
+  QAction* exportLabels;
+  QAction* exportCentroids;
+  QAction* exportReport;
+  QAction* exportTimingChart;
+  QAction* exportConvergenceChart;
+  QAction* exportWindow;
+  // Run
+  QAction* playPause;
+  QAction* step;
+  QAction* reset;
+  QAction* flatOut;
+  // View
+  QMenu* viewMenu;
+  QAction* resetLayout;
+  // Help
+  QAction* about;
+  QAction* aboutQt;
+
+  QToolBar* toolBar;
+
+  /// Play ↔ Pause text, icon and tooltip.
+  void showPlaying(bool playing);
+};
+
+}  // namespace kms::ui

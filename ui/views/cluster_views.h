@@ -1,0 +1,85 @@
+// The central views: Image (original vs quantised), Points 2-D and Points 3-D tabs above a
+// palette / cluster-size strip. Every frame updates the strip and the visible tab only; a tab
+// brought to the front is given the newest frame then, so hidden views cost nothing.
+#pragma once
+
+#include <QImage>
+#include <QWidget>
+
+#include "core/dataset.h"
+#include "session/session_types.h"
+
+class QComboBox;
+class QCheckBox;
+class QLabel;
+class QTabWidget;
+
+namespace kms::ui {
+
+class ImagePanel;
+class PaletteStrip;
+class Scatter3DView;
+class ScatterView;
+
+class ClusterViews : public QWidget {
+  Q_OBJECT
+
+ public:
+  enum class Tab { Image = 0, Points2D = 1, Points3D = 2 };
+
+  explicit ClusterViews(QWidget* parent = nullptr);
+
+  void setDataset(const kms::app::DatasetPtr& dataset, const QImage& original);
+  void showFrame(const session::FramePtr& frame);
+  void clear();
+
+  void setCurrentTab(Tab tab);
+  Tab currentTab() const;
+  bool tabEnabled(Tab tab) const;
+
+  ImagePanel* imagePanel() const { return image_; }
+  ScatterView* scatter2d() const { return scatter2d_; }
+  /// The OpenGL view, or null where 3-D is unavailable.
+  Scatter3DView* scatter3d() const { return scatter3d_; }
+  /// The 2-D projection used instead of the OpenGL view, or null.
+  ScatterView* projection3d() const { return projection_; }
+  PaletteStrip* paletteStrip() const { return strip_; }
+  const session::FramePtr& frame() const { return frame_; }
+  std::uint64_t framesReceived() const { return framesReceived_; }
+
+  /// Paints the OpenGL scene over `image` (a grab of the window, whose 3-D container
+  /// would otherwise come out blank) at the container's place relative to `window`.
+  void paint3DInto(QImage& image, const QWidget* window);
+
+  void setTrailsVisible(bool visible);
+  bool trailsVisible() const;
+
+ signals:
+  void trailsToggled(bool visible);
+
+ private:
+  QWidget* build2DPage();
+  QWidget* build3DPage();
+  void fillDimensionCombos();
+  void apply2DDimensions();
+  void apply3DDimensions();
+  void showFrameInCurrentTab();
+
+  QTabWidget* tabs_;
+  ImagePanel* image_;
+  ScatterView* scatter2d_ = nullptr;
+  Scatter3DView* scatter3d_ = nullptr;
+  ScatterView* projection_ = nullptr;
+  PaletteStrip* strip_;
+  QComboBox* dim2d_[2] = {};
+  QComboBox* dim3d_[3] = {};
+  QCheckBox* trails_ = nullptr;
+  QCheckBox* equalAxes_ = nullptr;
+
+  kms::app::DatasetPtr dataset_;
+  session::FramePtr frame_;
+  std::vector<QColor> colours_;
+  std::uint64_t framesReceived_ = 0;
+};
+
+}  // namespace kms::ui

@@ -1,0 +1,108 @@
+// Points coloured by cluster in a QCustomPlot, with every centroid drawn large and its trail
+// across the iterations seen so far.
+//
+// Two projections: Axes shows two chosen dimensions (the 2-D view); Oblique shows three
+// dimensions turned in space, dragged to rotate (the 3-D view's fallback where OpenGL is not
+// available). Clouds above `kMaxDrawnPoints` are thinned for drawing (PointSampler); each frame
+// only re-partitions the drawn points by label, the projection is computed once per dataset /
+// dimension choice / rotation.
+#pragma once
+
+#include <QColor>
+#include <QPointF>
+#include <QWidget>
+
+#include <vector>
+
+#include "core/dataset.h"
+#include "session/session_types.h"
+
+class QCustomPlot;
+class QCPGraph;
+class QCPCurve;
+class QCPTextElement;
+class QCPItemText;
+class QLabel;
+class QMouseEvent;
+
+namespace kms::ui {
+
+class ScatterView : public QWidget {
+  Q_OBJECT
+
+ public:
+  enum class Projection { Axes, Oblique };
+  static constexpr std::size_t kMaxDrawnPoints = 40000;
+  static constexpr std::size_t kMaxTrail = 400;  // centroid positions kept per cluster
+
+  explicit ScatterView(Projection projection, QWidget* parent = nullptr);
+
+  void setDataset(const kms::app::DatasetPtr& dataset);
+  /// Dimensions shown: x and y (Axes), or x, y, z (Oblique; z is drawn upwards).
+  void setDimensions(int x, int y, int z = -1);
+  void showFrame(const session::FramePtr& frame, const std::vector<QColor>& colours);
+  void setTrailsVisible(bool visible);
+  /// One data unit is as long across as up (k-means measures plain Euclidean distance, so
+  /// this is the geometry it sees). Always on for the oblique projection.
+  void setEqualAspect(bool equal);
+  bool trailsVisible() const { return trails_; }
+  /// A line above the plot (why this is a projection, what to do).
+  void setNote(const QString& note);
+  void clear();
+
+  std::uint64_t framesShown() const { return framesShown_; }
+  std::size_t drawnPoints() const { return sample_.size(); }
+  std::size_t trailLength() const { return history_.size(); }
+  QCustomPlot* plot() const { return plot_; }
+  /// Rotation of the oblique projection, in degrees.
+  void setRotation(double yaw, double pitch);
+
+ private:
+  void project();  // recomputes the drawn points' screen positions and order
+  QPointF projectPoint(const float* v) const;
+  void rebuildGraphs(int k);
+  void redrawPoints();
+  void redrawCentroids();
+  void drawCube();
+  void resetRanges();
+  /// Before each replot: fits the data box to the plot (until the user zooms or pans), or
+  /// keeps one unit equally long on both axes.
+  void keepAspect();
+  void onMousePress(QMouseEvent* event);
+  void onMouseMove(QMouseEvent* event);
+
+  Projection projection_;
+  QCustomPlot* plot_;
+  QCPTextElement* title_;
+  QLabel* note_;
+  kms::app::DatasetPtr dataset_;
+  int dims_[3] = {0, 1, 2};
+  std::vector<float> lo_, hi_;  // bounds of the drawn points, per dimension
+
+  std::vector<std::uint32_t> sample_;  // drawn points, ordered by projected x
+  std::vector<QPointF> projected_;     // their positions, same order
+  std::vector<QCPGraph*> pointGraphs_;
+  std::vector<QCPGraph*> centroidGraphs_;
+  std::vector<QCPCurve*> trailCurves_;
+  QCPGraph* unlabelled_ = nullptr;
+  QCPCurve* cube_ = nullptr;
+  std::vector<QCPItemText*> cubeLabels_;
+
+  session::FramePtr frame_;
+  std::vector<QColor> colours_;
+  std::vector<std::vector<float>> history_;  // centroids (k × d) of the frames seen this run
+  std::uint64_t historyRun_ = 0;
+  int historyIteration_ = -1;
+  bool trails_ = true;
+  bool equalAspect_ = true;
+  bool userMoved_ = false;  // zoomed or panned since the last fit
+  QRectF box_;              // what a fit shows, in plot coordinates
+  std::uint64_t framesShown_ = 0;
+
+  double yaw_ = 35.0, pitch_ = 25.0;
+  QPointF dragStart_;
+  double yawAtDrag_ = 0.0, pitchAtDrag_ = 0.0;
+  bool rotating_ = false;
+};
+
+}  // namespace kms::ui
