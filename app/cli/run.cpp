@@ -19,6 +19,7 @@ namespace {
 struct Result {
   Snapshot snapshot;
   RunReport report;
+  double loopSeconds = 0.0;  ///< wall time of the iterations alone
 };
 
 /// Writes a line to stdout unless --quiet.
@@ -91,10 +92,13 @@ Result cluster(const CliOptions& options, const Dataset& data, const Console& co
   {
     std::optional<ProgressPrinter> progress;
     if (!options.quiet) progress.emplace(stdout, data.n, options.config.max_iterations);
+    const auto loop = std::chrono::steady_clock::now();
     while (!engine.finished()) {
       result.report.iterations.push_back(engine.step());
       if (progress) progress->iteration(result.report.iterations.back());
     }
+    result.loopSeconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - loop).count();
   }
   engine.snapshot(result.snapshot);
   const std::chrono::duration<double> wall = std::chrono::steady_clock::now() - start;
@@ -129,6 +133,10 @@ void printSummary(const Console& console, const Result& result, int maxIteration
                    .arg(computeMs, 0, 'f', 2)
                    .arg(iterations ? computeMs / iterations : 0.0, 0, 'f', 3)
                    .arg(r.wallSeconds * 1000.0, 0, 'f', 2));
+  if (iterations > 0 && result.loopSeconds > 0.0)
+    console.line(
+        QStringLiteral("rate: %1 iterations/s (wall clock, from the first iteration to the last)")
+            .arg(iterations / result.loopSeconds, 0, 'f', 1));
 }
 
 void writeOutputs(const CliOptions& options, const Dataset& data, const Result& result,

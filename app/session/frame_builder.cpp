@@ -1,5 +1,7 @@
 #include "session/frame_builder.h"
 
+#include "session/label_pool.h"
+
 #include <QElapsedTimer>
 #include <QThread>
 #include <QtConcurrent/QtConcurrentMap>
@@ -101,11 +103,18 @@ QRgb centroidRgb(const float* rgb) {
 }
 
 FramePtr buildFrame(kms::Snapshot& snapshot, const kms::app::DatasetPtr& data, std::uint64_t runId,
-                    bool finished) {
+                    bool finished, std::shared_ptr<LabelPool> pool) {
   QElapsedTimer clock;
   clock.start();
   const kms::app::Dataset& dataset = *data;
-  auto frame = std::make_shared<Frame>();
+  std::shared_ptr<Frame> frame;
+  if (pool)
+    frame.reset(new Frame, [pool](Frame* dead) {
+      pool->give(std::move(dead->labels));
+      delete dead;
+    });
+  else
+    frame = std::make_shared<Frame>();
   frame->dataset = data;
   frame->runId = runId;
   frame->iteration = snapshot.iteration;

@@ -13,9 +13,12 @@
 
 namespace kms::session {
 
-/// Builds the frame of `snapshot`; takes its label buffer (the engine refills it next time).
+class LabelPool;
+
+/// Builds the frame of `snapshot`; takes its label buffer, which goes back to `pool` (when
+/// given) once the last holder of the frame lets go of it.
 FramePtr buildFrame(kms::Snapshot& snapshot, const kms::app::DatasetPtr& dataset,
-                    std::uint64_t runId, bool finished);
+                    std::uint64_t runId, bool finished, std::shared_ptr<LabelPool> pool = {});
 
 /// The data set's own picture (images only; null otherwise), alpha included.
 QImage originalImage(const kms::app::Dataset& dataset);

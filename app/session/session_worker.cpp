@@ -1,6 +1,7 @@
 #include "session/session_worker.h"
 
 #include <QTimer>
+#include <QtConcurrent/QtConcurrentRun>
 
 #include <algorithm>
 #include <exception>
@@ -24,7 +25,10 @@ QString qs(const std::string& text) {
 }  // namespace
 
 SessionWorker::SessionWorker(FrameMailbox& mailbox, std::atomic<int>& pendingCommands)
-    : mailbox_(mailbox), pendingCommands_(pendingCommands), paceTimer_(new QTimer(this)) {
+    : mailbox_(mailbox),
+      pendingCommands_(pendingCommands),
+      paceTimer_(new QTimer(this)),
+      labelPool_(std::make_shared<LabelPool>()) {
   paceTimer_->setTimerType(Qt::PreciseTimer);
   connect(paceTimer_, &QTimer::timeout, this, &SessionWorker::pacedTick);
 }
@@ -33,6 +37,7 @@ SessionWorker::~SessionWorker() {
   // Runs on the worker thread (deleteLater on QThread::finished), so a CUDA engine is torn down
   // on the thread that created it.
   paceTimer_->stop();
+  finishBackgroundFrame();
   engine_.reset();
 }
 
@@ -43,6 +48,7 @@ void SessionWorker::commandDone() {
 void SessionWorker::setDataset(kms::app::DatasetPtr dataset, const RunSettings& settings) {
   commandDone();
   stopRunning(state_);
+  finishBackgroundFrame();
   mailbox_.clear();
   dataset_ = std::move(dataset);
   settings_ = settings;
@@ -154,6 +160,8 @@ bool SessionWorker::ensureEngine(kms::BackendKind kind) {
 
 void SessionWorker::initializeRun() {
   stopRunning(state_);
+  finishBackgroundFrame();
+  capturePending_ = false;
   ++runId_;
   mailbox_.clear();
   initialized_ = false;
@@ -165,6 +173,7 @@ void SessionWorker::initializeRun() {
     return;
   }
   initialized_ = true;
+  labelPool_->prepare(dataset_->n, 2);
   runClock_.start();
   publishFrame();
   setState(SessionState::Ready);
@@ -229,10 +238,11 @@ bool SessionWorker::stepAndRecord(bool forceFrame) {
   const bool frameDue =
       mailbox_.frameWanted() && double(frameClock_.nsecsElapsed()) / 1e6 >=
                                     std::max(frameIntervalMs_, kFrameCostRatio * lastFrameCostMs_);
-  if (finished || forceFrame || frameDue) {
+  if (finished || forceFrame) {
     publishFrame();
-  } else if (mailbox_.claimWakeUp()) {
-    emit deliveryPending();
+  } else {
+    publishInBackground(frameDue);
+    if (mailbox_.claimWakeUp()) emit deliveryPending();
   }
   if (finished) {
     stopRunning(SessionState::Finished);
@@ -241,17 +251,54 @@ bool SessionWorker::stepAndRecord(bool forceFrame) {
   return true;
 }
 
-void SessionWorker::publishFrame() {
-  if (!engine_ || !dataset_ || !initialized_) return;
+void SessionWorker::publishInBackground(bool frameDue) {
+  if (!capturePending_) {
+    if (frameDue && !backgroundFrame_.isRunning()) {
+      engine_->requestSnapshot();
+      capturePending_ = true;
+    }
+    return;
+  }
+  if (backgroundFrame_.isRunning()) return;  // the previous frame is still being built
   QElapsedTimer cost;
   cost.start();
+  if (snapshot_.labels.capacity() < dataset_->n) snapshot_.labels = labelPool_->take(dataset_->n);
+  try {
+    if (!engine_->takeCapturedSnapshot(snapshot_)) return;  // copy still in flight
+  } catch (const std::exception& e) {
+    fail(tr("Could not read the engine's state: %1").arg(qs(e.what())), SessionState::Paused);
+    return;
+  }
+  capturePending_ = false;
+  auto captured = std::make_shared<kms::Snapshot>(std::move(snapshot_));
+  // What the worker itself spent (taking the capture); the frame interval keeps it near 10 %.
+  lastFrameCostMs_ = double(cost.nsecsElapsed()) / 1e6;
+  frameClock_.start();
+  backgroundFrame_ = QtConcurrent::run([this, captured, dataset = dataset_, runId = runId_] {
+    mailbox_.postFrame(buildFrame(*captured, dataset, runId, false));
+    if (mailbox_.claimWakeUp()) emit deliveryPending();
+  });
+}
+
+void SessionWorker::finishBackgroundFrame() {
+  if (backgroundFrame_.isRunning()) backgroundFrame_.waitForFinished();
+}
+
+void SessionWorker::publishFrame() {
+  if (!engine_ || !dataset_ || !initialized_) return;
+  finishBackgroundFrame();  // the newest state must not be overtaken by an older frame
+  capturePending_ = false;
+  QElapsedTimer cost;
+  cost.start();
+  if (engine_->iteration() > 0 && snapshot_.labels.capacity() < dataset_->n)
+    snapshot_.labels = labelPool_->take(dataset_->n);
   try {
     engine_->snapshot(snapshot_);
   } catch (const std::exception& e) {
     fail(tr("Could not read the engine's state: %1").arg(qs(e.what())), SessionState::Paused);
     return;
   }
-  mailbox_.postFrame(buildFrame(snapshot_, dataset_, runId_, engine_->finished()));
+  mailbox_.postFrame(buildFrame(snapshot_, dataset_, runId_, engine_->finished(), labelPool_));
   lastFrameCostMs_ = double(cost.nsecsElapsed()) / 1e6;
   frameClock_.start();
   if (mailbox_.claimWakeUp()) emit deliveryPending();

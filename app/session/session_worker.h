@@ -4,11 +4,15 @@
 // event loop between slices so commands (pause, reset, new settings) are handled promptly; an
 // atomic count of pending commands ends a slice early. Paced, a timer on this thread runs one
 // step per tick. Every iteration's record goes to the mailbox; a frame is built only when the
-// GUI wants one (see FrameMailbox) and no more often than the frame interval, and never at a
-// cost above ~10 % of the worker's time, so a fast engine is barely slowed by being watched.
+// GUI wants one (see FrameMailbox) and no more often than the frame interval, so a fast engine
+// is barely slowed by being watched: flat out, the engine captures the state in the background
+// (the CUDA engine copies it on its copy stream while it keeps iterating) and the frame is built
+// on the thread pool while the worker steps on. Paced steps, pauses and the end of a run build
+// their frame right away from the newest state (at most ~10 % of the worker's time).
 #pragma once
 
 #include <QElapsedTimer>
+#include <QFuture>
 #include <QObject>
 #include <QString>
 
@@ -17,6 +21,7 @@
 
 #include "kmeans/engine.h"
 #include "session/frame_mailbox.h"
+#include "session/label_pool.h"
 #include "session/session_types.h"
 
 class QTimer;
@@ -67,7 +72,13 @@ class SessionWorker : public QObject {
   void pacedTick();
   /// One step; false when the run ended (finished or failed).
   bool stepAndRecord(bool forceFrame);
+  /// Builds and posts a frame of the newest state, on this thread.
   void publishFrame();
+  /// Flat out: asks for a background capture when a frame is due, and hands a finished capture
+  /// to the thread pool to become a frame.
+  void publishInBackground(bool frameDue);
+  /// Waits for a frame being built on the thread pool (before the run or data change).
+  void finishBackgroundFrame();
   void setState(SessionState state);
   void fail(const QString& message, SessionState next);
 
@@ -88,6 +99,9 @@ class SessionWorker : public QObject {
   QTimer* paceTimer_ = nullptr;
 
   kms::Snapshot snapshot_;
+  std::shared_ptr<LabelPool> labelPool_;  // label buffers of released frames, for reuse
+  bool capturePending_ = false;           // a background capture was requested and not yet taken
+  QFuture<void> backgroundFrame_;
   QElapsedTimer runClock_;    // wall time since the run's first step, stamped on every record
   QElapsedTimer frameClock_;  // since the last frame
   double frameIntervalMs_ = 1000.0 / 60.0;

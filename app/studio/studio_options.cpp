@@ -46,7 +46,9 @@ std::optional<StudioOptions> parseStudioOptions(const QCoreApplication& app) {
       opt("sample", "Open a built-in sample: photo, blobs or cloud.", "name");
   const QCommandLineOption open = opt("open", "Open a picture or point file.", "file");
   const QCommandLineOption generate =
-      opt("generate", "Generate points: blobs, rings, moons or uniform.", "kind");
+      opt("generate",
+          "Generate data: blobs, rings, moons, uniform, or photo (a picture of --points pixels).",
+          "kind");
   const QCommandLineOption points = opt("points", "Generated points (default 10000).", "n");
   const QCommandLineOption groups = opt("groups", "Generated groups (default 5).", "g");
   const QCommandLineOption dims = opt("dims", "Generated dimensions (default 2).", "d");
