@@ -129,6 +129,14 @@ TEST_P(FullRunGpuVersusCpu, IdenticalTrajectories) {
   EXPECT_EQ(gpu->iteration(), cpu->iteration());
 }
 
+std::string trajectoryName(
+    const ::testing::TestParamInfo<std::tuple<int, int, InitMethod, std::uint64_t>>& info) {
+  const int d = std::get<0>(info.param), k = std::get<1>(info.param);
+  const bool random = std::get<2>(info.param) == InitMethod::Random;
+  return "d" + std::to_string(d) + "_k" + std::to_string(k) + (random ? "_random" : "_kmeanspp") +
+         "_seed" + std::to_string(std::get<3>(info.param));
+}
+
 INSTANTIATE_TEST_SUITE_P(Blobs, FullRunGpuVersusCpu,
                          ::testing::Values(std::make_tuple(2, 5, InitMethod::KMeansPlusPlus, 1ull),
                                            std::make_tuple(3, 16, InitMethod::KMeansPlusPlus, 7ull),
@@ -136,7 +144,8 @@ INSTANTIATE_TEST_SUITE_P(Blobs, FullRunGpuVersusCpu,
                                            std::make_tuple(9, 40, InitMethod::KMeansPlusPlus, 3ull),
                                            std::make_tuple(16, 300, InitMethod::KMeansPlusPlus,
                                                            5ull),
-                                           std::make_tuple(64, 20, InitMethod::Random, 11ull)));
+                                           std::make_tuple(64, 20, InitMethod::Random, 11ull)),
+                         trajectoryName);
 
 TEST(CudaEngine, SameSeedIsBitIdenticalRunToRun) {
   KMS_REQUIRE_CUDA();
