@@ -235,6 +235,7 @@ __device__ int boxCandidates(const float* rows, int count, const float (&lo)[D],
                              const float (&hi)[D], unsigned short* list) {
   constexpr int R = centroidRow(D);
   const int lane = threadIdx.x & 31;
+  __syncwarp();  // every lane is done reading the list of the warp's previous tile
   float threshold = INFINITY;
   for (int j = lane; j < count; j += 32) {
     const float* c = rows + j * R;
