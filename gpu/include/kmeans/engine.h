@@ -18,7 +18,9 @@ struct StageTimings {
   double assign_ms = 0.0;  ///< nearest-centroid search (fused with the per-block partial sums)
   double reduce_ms = 0.0;  ///< reduction of partial sums, inertia and changed count
   double update_ms = 0.0;  ///< new centroids, empty clusters, shift and convergence test
-  double copy_ms = 0.0;    ///< snapshot copy to host (GPU: on the copy stream, overlapped)
+  /// Snapshot copy to the host (GPU: on the copy stream, overlapped with compute). Reported once,
+  /// by the first step after the copy finished, and in the captured snapshot itself.
+  double copy_ms = 0.0;
   /// Compute time of the iteration (copy-out runs beside it and is not included).
   double computeMs() const { return assign_ms + reduce_ms + update_ms; }
 };

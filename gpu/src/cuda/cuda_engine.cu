@@ -216,7 +216,6 @@ void CudaEngine::initialize(const KMeansConfig& config) {
   capture_pending_ = false;
   captured_iteration_ = -1;
   snapshot_requested_ = false;
-  last_copy_ms_ = 0.0;
   iteration_ = 0;
   converged_ = false;
   last_ = IterationStats{};
@@ -312,8 +311,9 @@ UpdateParams CudaEngine::updateParams() const {
 
 template <typename LabelT>
 IterationStats CudaEngine::stepTyped() {
+  double copy_ms = 0.0;  // a background copy finished since the last step: report it once
   if (frozen_ >= 0 && copy_done_.done()) {
-    last_copy_ms_ = copy_done_.msSince(copy_start_);
+    copy_ms = copy_done_.msSince(copy_start_);
     frozen_ = -1;
   }
   const int in_half = first_iteration_ ? -1 : latest_;
@@ -359,7 +359,7 @@ IterationStats CudaEngine::stepTyped() {
   stats.ms.assign_ms = after_assign_.msSince(iteration_start_);
   stats.ms.reduce_ms = after_reduce_.msSince(after_assign_);
   stats.ms.update_ms = after_update_.msSince(after_reduce_);
-  stats.ms.copy_ms = last_copy_ms_;
+  stats.ms.copy_ms = copy_ms;
 
   cur_ = 1 - cur_;  // swap centroid buffers: the update's output is now current
   latest_ = out_half;
@@ -397,8 +397,7 @@ void CudaEngine::issueCapture(int iteration, const IterationStats& stats) {
 bool CudaEngine::takeCapturedSnapshot(Snapshot& out) {
   activate();
   if (!capture_pending_ || !copy_done_.done()) return false;
-  last_copy_ms_ = copy_done_.msSince(copy_start_);
-  fillSnapshot(out);
+  fillSnapshot(out, copy_done_.msSince(copy_start_));
   capture_pending_ = false;
   return true;
 }
@@ -408,8 +407,7 @@ void CudaEngine::snapshot(Snapshot& out) {
   requireInitialized();
   if (capture_pending_ && captured_iteration_ == iteration_) {
     copy_done_.synchronize();
-    last_copy_ms_ = copy_done_.msSince(copy_start_);
-    fillSnapshot(out);
+    fillSnapshot(out, copy_done_.msSince(copy_start_));
     capture_pending_ = false;
     return;
   }
@@ -427,10 +425,10 @@ void CudaEngine::snapshot(Snapshot& out) {
   captured_iteration_ = iteration_;
   captured_stats_ = last_;
   capture_pending_ = false;
-  fillSnapshot(out);
+  fillSnapshot(out, 0.0);
 }
 
-void CudaEngine::fillSnapshot(Snapshot& out) {
+void CudaEngine::fillSnapshot(Snapshot& out, double copy_ms) {
   out.iteration = captured_iteration_;
   out.n = n_;
   out.k = k_;
@@ -440,7 +438,7 @@ void CudaEngine::fillSnapshot(Snapshot& out) {
   for (std::size_t i = 0; i < kd; ++i)
     out.centroids[i] = exact::add(host_centroids_.get()[i], summary_.mid[i % d_]);
   out.stats = captured_stats_;
-  out.stats.ms.copy_ms = last_copy_ms_;
+  out.stats.ms.copy_ms = copy_ms;
   if (captured_iteration_ <= 0) {
     out.labels.clear();
     return;

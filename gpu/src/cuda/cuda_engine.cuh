@@ -64,7 +64,9 @@ class CudaEngine final : public Engine {
   void requireInitialized() const;
   void checkFits(std::size_t bytes, const char* what, std::size_t reusable) const;
   void issueCapture(int iteration, const IterationStats& stats);
-  void fillSnapshot(Snapshot& out);
+  /// Fills `out` from the pinned copies; `copy_ms` is the background copy's time (0 when the
+  /// copy was synchronous).
+  void fillSnapshot(Snapshot& out, double copy_ms);
   void activate() const;
 
   int device_ = 0;
@@ -115,7 +117,6 @@ class CudaEngine final : public Engine {
   bool capture_pending_ = false;  // a capture was issued and not yet taken
   int captured_iteration_ = -1;
   IterationStats captured_stats_;
-  double last_copy_ms_ = 0.0;
 
   int iteration_ = 0;
   bool converged_ = false;
