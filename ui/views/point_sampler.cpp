@@ -4,17 +4,9 @@
 #include <numeric>
 #include <unordered_set>
 
+#include "core/random.h"
+
 namespace kms::ui {
-namespace {
-
-std::uint64_t splitmix(std::uint64_t& state) {
-  std::uint64_t z = (state += 0x9e3779b97f4a7c15ull);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
-
-}  // namespace
 
 std::vector<std::uint32_t> samplePoints(std::size_t n, std::size_t limit, std::uint64_t seed) {
   std::vector<std::uint32_t> indices;
@@ -26,9 +18,9 @@ std::vector<std::uint32_t> samplePoints(std::size_t n, std::size_t limit, std::u
   // Floyd's algorithm: `limit` distinct indices in O(limit) expected time, any n.
   std::unordered_set<std::uint32_t> chosen;
   chosen.reserve(limit * 2);
-  std::uint64_t state = seed;
+  kms::app::Random random(seed);
   for (std::size_t j = n - limit; j < n; ++j) {
-    const auto t = std::uint32_t(splitmix(state) % (j + 1));
+    const auto t = std::uint32_t(random.next() % (j + 1));
     if (!chosen.insert(t).second) chosen.insert(std::uint32_t(j));
   }
   indices.assign(chosen.begin(), chosen.end());

@@ -1,7 +1,9 @@
-// The assignment pass: every point finds its nearest centroid, and each block accumulates exact
-// fixed-point sums of its points per cluster. One pass over the data per iteration.
+// The assignment pass for d ≤ 16 and large data sets: every point finds its nearest centroid,
+// and each block accumulates exact fixed-point sums of its points per cluster. One pass over
+// the data per iteration. (Large d and small data sets use assign_tiled_kernel.cuh; anything
+// else assign_generic_kernel.cuh.)
 //
-// Templated kernel (d ≤ 64): centroids are staged in shared memory as rows
+// Centroids are staged in shared memory as rows
 // [c_0 .. c_{D−1}, ‖c‖², 0 ..] and each thread holds P points in registers as the augmented
 // vector [−2x_0 .. −2x_{D−1}, 1, 0 ..], so ‖c‖² − 2x·c is one FMA chain over the row and the
 // dimension loop is fully unrolled. The argmin compares ‖c‖² − 2x·c (‖x‖² is common to all
@@ -15,162 +17,9 @@
 // their own row; a second kernel reduces the rows.
 #pragma once
 
-#include <cub/block/block_reduce.cuh>
-
-#include <cstdint>
-
-#include "common/exact_math.h"
-#include "cuda/kernels/assign_args.cuh"
-#include "cuda/kernels/block_sums.cuh"
+#include "cuda/kernels/assign_common.cuh"
 
 namespace kms::cuda {
-
-inline constexpr unsigned kFullWarp = 0xffffffffu;
-
-/// Floats per centroid row in shared memory: D coordinates, ‖c‖² at index D, zeros up to a
-/// multiple of 4 (2 when D = 1) so a row loads as float4 (float2) words.
-__host__ __device__ constexpr int centroidRow(int D) {
-  return D == 1 ? 2 : ((D + 4) / 4) * 4;
-}
-
-/// Points per thread: several for instruction-level parallelism and fewer shared loads per FMA,
-/// fewer for large d (registers).
-__host__ __device__ constexpr int pointsPerThread(int D) {
-  return D <= 16 ? 4 : 2;
-}
-
-/// Threads per block: fewer for large d, whose register-heavy threads would otherwise allow
-/// only one block per multiprocessor.
-__host__ __device__ constexpr int assignThreads(int D) {
-  return D <= 16 ? 256 : 128;
-}
-
-/// Whether the assignment kernel also accumulates the cluster sums (small d: one pass over the
-/// data). For large d the sums need k·(d+1) shared accumulators that would crowd out the
-/// centroids, so a separate pass (accumulateKernel) computes them.
-__host__ __device__ constexpr bool fusesSums(int D) {
-  return D <= 16;
-}
-
-/// Sum over the warp; every lane gets the total. |v| ≤ 2^25, so 32 values fit an int.
-__device__ __forceinline__ int warpSum(int v) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  return __reduce_add_sync(kFullWarp, v);
-#else
-  for (int offset = 16; offset > 0; offset >>= 1)
-    v += __shfl_xor_sync(kFullWarp, v, offset);
-  return v;
-#endif
-}
-
-/// Global 64-bit integer atomic add (native on the device's L2).
-__device__ __forceinline__ void atomicAddInt64(long long* address, long long value) {
-  atomicAdd(reinterpret_cast<unsigned long long*>(address), static_cast<unsigned long long>(value));
-}
-
-/// Stages centroids [first, first + count) into shared rows, computing ‖c‖².
-template <int D>
-__device__ void stageCentroids(float* rows, const float* __restrict__ centroids, int d, int first,
-                               int count) {
-  constexpr int R = centroidRow(D);
-  for (int idx = threadIdx.x; idx < count * R; idx += blockDim.x) {
-    const int j = idx / R;
-    const int c = idx - j * R;
-    rows[idx] = (c < d && c < D) ? centroids[static_cast<std::size_t>(first + j) * d + c] : 0.0f;
-  }
-  __syncthreads();
-  for (int j = threadIdx.x; j < count; j += blockDim.x) {
-    float* row = rows + j * R;
-    float norm = 0.0f;
-#pragma unroll
-    for (int c = 0; c < D; ++c)
-      norm = fmaf(row[c], row[c], norm);
-    row[D] = norm;
-  }
-  __syncthreads();
-}
-
-/// Loads point i's d coordinates into x[0, D) (zero-padded); an invalid point loads zeros.
-template <int D>
-__device__ __forceinline__ void loadPoint(const float* __restrict__ points, unsigned i, int d,
-                                          bool valid, float (&x)[D]) {
-#pragma unroll
-  for (int c = 0; c < D; ++c)
-    x[c] = 0.0f;
-  if (!valid) return;
-  if (d == D) {
-    const float* p = points + i * D;
-    if constexpr (D % 4 == 0) {
-#pragma unroll
-      for (int v = 0; v < D / 4; ++v) {
-        const float4 t = __ldg(reinterpret_cast<const float4*>(p) + v);
-        x[4 * v] = t.x;
-        x[4 * v + 1] = t.y;
-        x[4 * v + 2] = t.z;
-        x[4 * v + 3] = t.w;
-      }
-    } else if constexpr (D % 2 == 0) {
-#pragma unroll
-      for (int v = 0; v < D / 2; ++v) {
-        const float2 t = __ldg(reinterpret_cast<const float2*>(p) + v);
-        x[2 * v] = t.x;
-        x[2 * v + 1] = t.y;
-      }
-    } else {
-#pragma unroll
-      for (int c = 0; c < D; ++c)
-        x[c] = __ldg(p + c);
-    }
-  } else {  // d < D: the padding stays zero, so it adds exact zeros everywhere
-    const float* p = points + i * d;
-#pragma unroll
-    for (int c = 0; c < D; ++c)
-      if (c < d) x[c] = __ldg(p + c);
-  }
-}
-
-/// Zeroes what the reduce and update stages accumulate into (done by block 0 of the assignment
-/// kernel, which runs before them, instead of by separate memset launches).
-template <typename LabelT>
-__device__ void clearForNextStages(const AssignArgs<LabelT>& a) {
-  for (std::size_t i = threadIdx.x; i < a.clear_words; i += blockDim.x)
-    a.clear[i] = 0ull;
-  for (std::size_t i = threadIdx.x; i < a.clear_totals_words; i += blockDim.x)
-    a.clear_totals[i] = 0ull;
-}
-
-/// Warps per block of the templated kernel.
-template <int THREADS>
-inline constexpr int kWarps = THREADS / 32;
-
-/// Whether the kernel prunes centroids with the warp's bounding box: worth it for small d,
-/// where coherent data (images) give tight boxes; for large d boxes are loose and the bounds
-/// would cost registers.
-__host__ __device__ constexpr bool prunesWithBoxes(int D) {
-  return D <= 16;
-}
-
-/// Bytes of dynamic shared memory per staged centroid: its row plus one candidate-list slot
-/// per warp.
-__host__ __device__ constexpr int sharedBytesPerCentroid(int D, int warps) {
-  return centroidRow(D) * 4 + (prunesWithBoxes(D) ? warps * 2 : 0);
-}
-
-/// Adds a 32-bit value to a 64-bit sum held as (lo: unsigned, hi: signed) words in shared
-/// memory, with native 32-bit atomics only (a 64-bit shared atomic add would be a CAS loop).
-/// Each adder sees its own old low word, so it knows its own carry; the high word collects
-/// carries and sign extensions. Integer arithmetic: the order of additions cannot matter.
-__device__ __forceinline__ void atomicAddWide(unsigned* lo, int* hi, int v) {
-  const unsigned u = static_cast<unsigned>(v);
-  const unsigned old = atomicAdd(lo, u);
-  const int delta = (v < 0 ? -1 : 0) + (old + u < old ? 1 : 0);
-  if (delta != 0) atomicAdd(hi, delta);
-}
-
-__device__ __forceinline__ long long wideValue(unsigned lo, int hi) {
-  return static_cast<long long>(
-      (static_cast<unsigned long long>(static_cast<long long>(hi)) << 32) | lo);
-}
 
 /// Adds one point per lane to the per-cluster sums (rows of d + 1: coordinates, then weight).
 /// Lanes that share a label are merged with warp reductions first (two rounds: coherent data
@@ -212,17 +61,6 @@ __device__ __forceinline__ void accumulatePoint(bool valid, int label, const flo
       if (c < d) atomicAddWide(acc_lo + row + c, acc_hi + row + c, q[c]);
     atomicAddWide(acc_lo + row + d, acc_hi + row + d, qw);
   }
-}
-
-__device__ __forceinline__ float warpMin(float v) {
-  for (int offset = 16; offset > 0; offset >>= 1)
-    v = fminf(v, __shfl_xor_sync(kFullWarp, v, offset));
-  return v;
-}
-__device__ __forceinline__ float warpMax(float v) {
-  for (int offset = 16; offset > 0; offset >>= 1)
-    v = fmaxf(v, __shfl_xor_sync(kFullWarp, v, offset));
-  return v;
 }
 
 /// The staged centroids that can be nearest to some point of the box [lo, hi]: every centroid
@@ -268,80 +106,6 @@ __device__ int boxCandidates(const float* rows, int count, const float (&lo)[D],
   }
   __syncwarp();
   return total;
-}
-
-/// ‖x − c‖² exactly as the CPU backend computes it (d ≤ D coordinates of c, global or shared).
-template <int D>
-__device__ __forceinline__ float exactDistance(const float (&x)[D], const float* c, int d) {
-  float s = 0.0f;
-#pragma unroll
-  for (int t = 0; t < D; ++t) {
-    if (t < d) {
-      const float diff = exact::sub(x[t], c[t]);
-      s = exact::add(s, exact::mul(diff, diff));
-    }
-  }
-  return s;
-}
-
-/// Exact nearest centroid of x over all k centroids (global memory), ties to the lower index:
-/// the same distances the CPU backend computes. Used when the fast comparison was too close
-/// to call.
-template <int D>
-__device__ int exactNearest(const float (&x)[D], const float* __restrict__ centroids, int d, int k,
-                            float& distance) {
-  int best = 0;
-  float best_dist = INFINITY;
-  for (int j = 0; j < k; ++j) {
-    const float s = exactDistance<D>(x, centroids + static_cast<std::size_t>(j) * d, d);
-    if (s < best_dist) {
-      best_dist = s;
-      best = j;
-    }
-  }
-  distance = best_dist;
-  return best;
-}
-
-/// exactNearest over the listed staged rows only (ascending indices, so the first of equal
-/// distances is the lower index).
-template <int D>
-__device__ int exactNearestListed(const float (&x)[D], const float* rows,
-                                  const unsigned short* list, int count, int d, float& distance) {
-  int best = 0;
-  float best_dist = INFINITY;
-  for (int t = 0; t < count; ++t) {
-    const int j = list[t];
-    const float s = exactDistance<D>(x, rows + j * centroidRow(D), d);
-    if (s < best_dist) {
-      best_dist = s;
-      best = j;
-    }
-  }
-  distance = best_dist;
-  return best;
-}
-
-/// Block-wide totals of inertia and changed count, written to this block's slot.
-template <int THREADS>
-__device__ void writeBlockScalars(double inertia, unsigned long long changed, double* block_inertia,
-                                  unsigned long long* block_changed) {
-  const BlockScalars total = blockSumScalars<THREADS>(inertia, changed);
-  if (threadIdx.x == 0) {
-    block_inertia[blockIdx.x] = total.inertia;
-    block_changed[blockIdx.x] = total.changed;
-  }
-}
-
-/// The fast comparison ranks centroids by ‖c‖² − 2x·c in float. Its rounding error for one
-/// centroid is below (D + 2)·u·(‖x‖² + 3‖c‖²) (u = 2^−24) and the exact form's below
-/// 2(D + 1)·u·(‖x‖² + ‖c‖²); when the best and the runner-up differ by less than the sum of
-/// these for both (≤ 7(D + 2)·u·(‖x‖² + ‖c₁‖² + ‖c₂‖²)), the point is re-ranked exactly, so the
-/// label is the one the CPU backend computes.
-template <int D>
-__device__ __forceinline__ float tieBound(float x_norm, float best_norm, float second_norm) {
-  constexpr float kErr = 8.0f * (D + 4) * 5.9604645e-8f;
-  return kErr * (x_norm + best_norm + second_norm);
 }
 
 /// Register budget: blocks per multiprocessor the compiler must make room for (small d is
@@ -650,130 +414,6 @@ __global__ void __launch_bounds__(THREADS, minBlocksPerSm(D))
       out[c] = total;
     }
   }
-}
-
-/// The cluster sums for large d, in a second pass over the points (labels just written).
-/// A warp takes 32 points at a time: it first loads all of them (lane l holds coordinates
-/// l, l + 32, … of every point, so each row load is coalesced and all loads are in flight
-/// together), then walks them one by one, adding each point to its cluster's row with native
-/// 32-bit shared atomics on distinct addresses. Integer sums: order-free, exact.
-template <int THREADS, int V, typename LabelT>
-__global__ void __launch_bounds__(THREADS) accumulateKernel(AccumulateArgs<LabelT> a) {
-  extern __shared__ __align__(16) unsigned char shared_raw[];
-  const int d = a.d;
-  const int kd1 = a.k * (d + 1);
-  unsigned* acc_lo = reinterpret_cast<unsigned*>(shared_raw);
-  int* acc_hi = reinterpret_cast<int*>(acc_lo + kd1);
-  float* scale = reinterpret_cast<float*>(acc_hi + kd1);
-  for (int c = threadIdx.x; c < kd1; c += THREADS) {
-    acc_lo[c] = 0u;
-    acc_hi[c] = 0;
-  }
-  for (int c = threadIdx.x; c < d; c += THREADS)
-    scale[c] = a.coord_scale[c];
-  __syncthreads();
-  const int lane = threadIdx.x & 31;
-  const bool weighted = a.weights != nullptr;
-  const std::size_t warps_total = static_cast<std::size_t>(gridDim.x) * (THREADS / 32);
-  const std::size_t warp_id =
-      static_cast<std::size_t>(blockIdx.x) * (THREADS / 32) + (threadIdx.x >> 5);
-  for (std::size_t base = warp_id * 32; base < a.n; base += warps_total * 32) {
-    const int count = a.n - base < 32 ? static_cast<int>(a.n - base) : 32;
-    const std::size_t mine = base + lane;
-    const int my_label = lane < count ? static_cast<int>(a.labels[mine]) : 0;
-    const float my_weight = (lane < count && weighted) ? a.weights[mine] : 1.0f;
-    float v[32][V];
-#pragma unroll
-    for (int t = 0; t < 32; ++t)
-#pragma unroll
-      for (int u = 0; u < V; ++u) {
-        const int c = lane + 32 * u;
-        v[t][u] = (t < count && c < d) ? __ldg(a.points + (base + t) * d + c) : 0.0f;
-      }
-#pragma unroll
-    for (int t = 0; t < 32; ++t) {
-      if (t >= count) break;
-      const int label = __shfl_sync(kFullWarp, my_label, t);
-      const float w = __shfl_sync(kFullWarp, my_weight, t);
-      unsigned* lo = acc_lo + static_cast<std::size_t>(label) * (d + 1);
-      int* hi = acc_hi + static_cast<std::size_t>(label) * (d + 1);
-#pragma unroll
-      for (int u = 0; u < V; ++u) {
-        const int c = lane + 32 * u;
-        if (c < d)
-          atomicAddWide(lo + c, hi + c,
-                        exact::quantize(weighted ? exact::mul(v[t][u], w) : v[t][u], scale[c]));
-      }
-      if (lane == 0)
-        atomicAddWide(lo + d, hi + d, weighted ? exact::quantize(w, a.weight_scale) : 1);
-    }
-  }
-  __syncthreads();
-  long long* out = a.sums + static_cast<std::size_t>(blockIdx.x) * kd1;
-  for (int c = threadIdx.x; c < kd1; c += THREADS)
-    out[c] = wideValue(acc_lo[c], acc_hi[c]);
-}
-
-/// Fallback for any d (and for k·(d+1) too large for shared memory): one point per thread,
-/// exact distances straight from global memory (L1/L2-cached), integer atomics into global
-/// totals. Correct everywhere; the templated kernel is the fast path.
-template <typename LabelT, int THREADS>
-__global__ void __launch_bounds__(THREADS) assignGenericKernel(AssignArgs<LabelT> a) {
-  const int d = a.d;
-  const int lane = threadIdx.x & 31;
-  double inertia = 0.0;
-  unsigned long long changed = 0;
-  const std::size_t stride_points = static_cast<std::size_t>(gridDim.x) * THREADS;
-  // Every lane of a warp runs the same number of rounds (warp-level merging below).
-  const std::size_t rounds = (a.n + stride_points - 1) / stride_points;
-  for (std::size_t r = 0; r < rounds; ++r) {
-    const std::size_t i = r * stride_points + blockIdx.x * THREADS + threadIdx.x;
-    const bool valid = i < a.n;
-    int label = 0;
-    float w = 1.0f;
-    if (valid) {
-      const float* x = a.points + i * d;
-      float best = INFINITY;
-      for (int j = 0; j < a.k; ++j) {
-        const float dist =
-            exact::squaredDistance(x, a.centroids + static_cast<std::size_t>(j) * d, d);
-        if (dist < best) {
-          best = dist;
-          label = j;
-        }
-      }
-      if (a.weights) w = __ldg(a.weights + i);
-      inertia += a.weights ? static_cast<double>(exact::mul(best, w)) : static_cast<double>(best);
-      const LabelT new_label = static_cast<LabelT>(label);
-      if (a.labels_in == nullptr || a.labels_in[i] != new_label) ++changed;
-      a.labels_out[i] = new_label;
-    }
-    // Merge equal labels within the warp once, then add per coordinate.
-    const int leader_mask_label = __shfl_sync(kFullWarp, label, 0);
-    const bool uniform = __all_sync(kFullWarp, !valid || label == leader_mask_label);
-    const bool weighted = a.weights != nullptr;
-    long long* row = a.sums + static_cast<std::size_t>(label) * (d + 1);
-    for (int c = 0; c < d; ++c) {
-      const int q = valid ? exact::quantize(
-                                weighted ? exact::mul(a.points[i * d + c], w) : a.points[i * d + c],
-                                a.coord_scale[c])
-                          : 0;
-      if (uniform) {
-        const int s = warpSum(q);
-        if (lane == 0) atomicAddInt64(row + c, s);
-      } else if (valid) {
-        atomicAddInt64(row + c, q);
-      }
-    }
-    const int qw = valid ? (weighted ? exact::quantize(w, a.weight_scale) : 1) : 0;
-    if (uniform) {
-      const int s = warpSum(qw);
-      if (lane == 0) atomicAddInt64(row + d, s);
-    } else if (valid) {
-      atomicAddInt64(row + d, qw);
-    }
-  }
-  writeBlockScalars<THREADS>(inertia, changed, a.block_inertia, a.block_changed);
 }
 
 }  // namespace kms::cuda

@@ -5,6 +5,8 @@
 #include <algorithm>
 
 #include "cuda/cuda_check.cuh"
+#include "cuda/kernels/accumulate_kernel.cuh"
+#include "cuda/kernels/assign_generic_kernel.cuh"
 #include "cuda/kernels/assign_kernel.cuh"
 #include "cuda/kernels/assign_launch.cuh"
 #include "cuda/kernels/assign_tiled_kernel.cuh"

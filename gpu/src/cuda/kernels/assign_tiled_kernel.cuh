@@ -9,7 +9,7 @@
 // the cluster sums come from the separate accumulateKernel pass.
 #pragma once
 
-#include "cuda/kernels/assign_kernel.cuh"
+#include "cuda/kernels/assign_common.cuh"
 
 namespace kms::cuda {
 
