@@ -12,13 +12,14 @@
 namespace kms::ui {
 
 GeneratorDialog::GeneratorDialog(QWidget* parent) : QDialog(parent) {
-  setWindowTitle(tr("Generate Points"));
+  setWindowTitle(tr("Generate Data"));
   kind_ = new QComboBox(this);
   using kms::app::GeneratorKind;
   kind_->addItem(tr("Gaussian blobs"), int(GeneratorKind::Blobs));
   kind_->addItem(tr("Concentric rings (2-D)"), int(GeneratorKind::Rings));
   kind_->addItem(tr("Two moons (2-D)"), int(GeneratorKind::Moons));
   kind_->addItem(tr("Uniform cube"), int(GeneratorKind::Uniform));
+  kind_->addItem(tr("Photo-like picture (points = pixels)"), int(GeneratorKind::Photo));
   kind_->setToolTip(tr("Rings and moons show where k-means' round clusters fail"));
   n_ = new QSpinBox(this);
   n_->setRange(1, 50000000);
@@ -84,6 +85,7 @@ void GeneratorDialog::updateEnabled() {
   using kms::app::GeneratorKind;
   groups_->setEnabled(kind == GeneratorKind::Blobs || kind == GeneratorKind::Rings);
   d_->setEnabled(kind == GeneratorKind::Blobs || kind == GeneratorKind::Uniform);
+  noise_->setEnabled(kind != GeneratorKind::Uniform && kind != GeneratorKind::Photo);
 }
 
 }  // namespace kms::ui

@@ -291,6 +291,8 @@ void MainWindow::showGeneratorDialog() {
     k = params.groups;
   else if (params.kind == kms::app::GeneratorKind::Moons)
     k = 2;
+  else if (params.kind == kms::app::GeneratorKind::Photo)
+    k = 16;
   generate(params, k);
 }
 

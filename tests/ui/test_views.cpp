@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include <QAbstractSpinBox>
+
 #include <set>
 
 #include "charts/convergence_chart.h"
@@ -247,6 +249,26 @@ TEST(GraphicsSupport, NoOpenGLViewOnTheOffscreenPlatform) {
   if (QGuiApplication::platformName() != QLatin1String("offscreen")) GTEST_SKIP();
   EXPECT_FALSE(threeDSupport().available);
   EXPECT_TRUE(threeDSupport().reason.contains(QStringLiteral("offscreen")));
+}
+
+TEST(GeneratorDialog, OffersThePhotoGeneratorWithItsOwnFields) {
+  GeneratorDialog dialog;
+  kms::app::GeneratorParams p;
+  p.kind = kms::app::GeneratorKind::Photo;
+  p.n = 512 * 512;
+  dialog.setParams(p);
+  EXPECT_EQ(dialog.params().kind, kms::app::GeneratorKind::Photo);
+  // Groups, dimensions and noise do not apply to the picture: their fields are disabled.
+  int disabled = 0;
+  for (auto* spin : dialog.findChildren<QAbstractSpinBox*>())
+    disabled += !spin->isEnabled();
+  EXPECT_EQ(disabled, 3);
+  p.kind = kms::app::GeneratorKind::Blobs;
+  dialog.setParams(p);
+  disabled = 0;
+  for (auto* spin : dialog.findChildren<QAbstractSpinBox*>())
+    disabled += !spin->isEnabled();
+  EXPECT_EQ(disabled, 0);
 }
 
 TEST(GeneratorDialog, RoundTripsItsParameters) {
