@@ -14,6 +14,10 @@
 
 namespace kms::app {
 
+/// An RGB centroid in [0, 1] as an 8-bit colour (rounded, clamped): the one colour used for a
+/// cluster everywhere (exports, the window's views and palette).
+QRgb centroidColour(const float* rgb);
+
 /// The image with every pixel replaced by its cluster's centroid colour (alpha restored).
 /// `dataset` must be an image; `labels` has dataset.n entries, `centroids` k × 3 in [0, 1].
 /// Format_RGB32 when the image was opaque, Format_ARGB32 otherwise.

@@ -2,12 +2,19 @@
 #include <QFileInfo>
 #include <QImageWriter>
 
+#include <algorithm>
+#include <cmath>
 #include <stdexcept>
 
 #include "io/export.h"
 #include "io/save_file.h"
 
 namespace kms::app {
+
+QRgb centroidColour(const float* rgb) {
+  const auto byte = [](float v) { return int(std::clamp(std::lround(v * 255.0f), 0L, 255L)); };
+  return qRgb(byte(rgb[0]), byte(rgb[1]), byte(rgb[2]));
+}
 
 QImage quantizedImage(const Dataset& dataset, const std::vector<float>& centroids,
                       const std::vector<std::int32_t>& labels) {
@@ -18,7 +25,7 @@ QImage quantizedImage(const Dataset& dataset, const std::vector<float>& centroid
   const std::size_t k = centroids.size() / 3;
   std::vector<QRgb> palette(k);
   for (std::size_t c = 0; c < k; ++c)
-    palette[c] = io::centroidColour(&centroids[3 * c]);
+    palette[c] = centroidColour(&centroids[3 * c]);
 
   const bool opaque = dataset.alpha.empty();
   QImage image(dataset.width, dataset.height,

@@ -31,7 +31,7 @@ void writePaletteGpl(const QString& path, const std::vector<float>& centroids,
     oneLineName.replace(u'\n', u' ').replace(u'\r', u' ');
     out << "GIMP Palette\nName: " << oneLineName.toUtf8() << "\nColumns: 4\n#\n";
     for (int c : io::orderByShare(shares)) {
-      const QRgb colour = io::centroidColour(&centroids[std::size_t(c) * 3]);
+      const QRgb colour = centroidColour(&centroids[std::size_t(c) * 3]);
       out << QByteArray::number(qRed(colour)).rightJustified(3) << ' '
           << QByteArray::number(qGreen(colour)).rightJustified(3) << ' '
           << QByteArray::number(qBlue(colour)).rightJustified(3) << '\t' << hexName(colour) << ' '
@@ -46,7 +46,7 @@ void writePaletteHex(const QString& path, const std::vector<float>& centroids,
   io::saveFile(path, [&](QIODevice& device) {
     io::BlockWriter out(device);
     for (int c : io::orderByShare(shares))
-      out << hexName(io::centroidColour(&centroids[std::size_t(c) * 3])) << '\n';
+      out << hexName(centroidColour(&centroids[std::size_t(c) * 3])) << '\n';
   });
 }
 

@@ -73,11 +73,6 @@ QByteArray csvField(const QString& text) {
   return (u'"' + quoted + u'"').toUtf8();
 }
 
-QRgb centroidColour(const float* rgb) {
-  const auto byte = [](float v) { return int(std::clamp(std::lround(v * 255.0f), 0L, 255L)); };
-  return qRgb(byte(rgb[0]), byte(rgb[1]), byte(rgb[2]));
-}
-
 std::vector<int> orderByShare(const std::vector<double>& shares) {
   std::vector<int> order(shares.size());
   std::iota(order.begin(), order.end(), 0);

@@ -42,9 +42,6 @@ class BlockWriter {
 /// A CSV field: quoted (with doubled quotes) only when it holds a comma, quote or line break.
 QByteArray csvField(const QString& text);
 
-/// An RGB centroid in [0, 1] as an 8-bit colour (rounded, clamped).
-QRgb centroidColour(const float* rgb);
-
 /// Cluster indices ordered by share, largest first (ties: lower index first).
 std::vector<int> orderByShare(const std::vector<double>& shares);
 

@@ -1,5 +1,6 @@
 #include "session/frame_builder.h"
 
+#include "io/export.h"
 #include "session/label_pool.h"
 
 #include <QElapsedTimer>
@@ -16,10 +17,6 @@ namespace {
 
 /// Below this many pixels one thread is faster than waking the pool.
 constexpr std::size_t kParallelPixels = 1 << 18;
-
-int channel(float v) {
-  return int(std::lround(std::clamp(double(v), 0.0, 1.0) * 255.0));
-}
 
 struct RowRange {
   int first = 0;
@@ -60,7 +57,7 @@ void recolour(const kms::app::Dataset& data, const std::vector<float>& centroids
               const std::vector<std::int32_t>& labels, Frame& frame) {
   std::vector<QRgb> lut(static_cast<std::size_t>(k));
   for (int c = 0; c < k; ++c)
-    lut[std::size_t(c)] = centroidRgb(&centroids[std::size_t(c) * 3]);
+    lut[std::size_t(c)] = kms::app::centroidColour(&centroids[std::size_t(c) * 3]);
   const bool hasAlpha = !data.alpha.empty();
   QImage image(data.width, data.height, hasAlpha ? QImage::Format_ARGB32 : QImage::Format_RGB32);
   const float* weights = data.weights.empty() ? nullptr : data.weights.data();
@@ -87,20 +84,7 @@ void recolour(const kms::app::Dataset& data, const std::vector<float>& centroids
   frame.quantized = std::move(image);
 }
 
-std::vector<double> countShares(const kms::app::Dataset& data,
-                                const std::vector<std::int32_t>& labels, int k) {
-  std::vector<double> weight(std::size_t(k), 0.0);
-  const float* weights = data.weights.empty() ? nullptr : data.weights.data();
-  for (std::size_t i = 0; i < labels.size(); ++i)
-    weight[std::size_t(labels[i])] += weights ? double(weights[i]) : 1.0;
-  return normalised(std::move(weight));
-}
-
 }  // namespace
-
-QRgb centroidRgb(const float* rgb) {
-  return qRgb(channel(rgb[0]), channel(rgb[1]), channel(rgb[2]));
-}
 
 FramePtr buildFrame(kms::Snapshot& snapshot, const kms::app::DatasetPtr& data, std::uint64_t runId,
                     bool finished, std::shared_ptr<LabelPool> pool) {
@@ -134,7 +118,7 @@ FramePtr buildFrame(kms::Snapshot& snapshot, const kms::app::DatasetPtr& data, s
     if (picture)
       recolour(dataset, frame->centroids, frame->k, frame->labels, *frame);
     else
-      frame->shares = countShares(dataset, frame->labels, frame->k);
+      frame->shares = kms::app::clusterShares(dataset, frame->labels, frame->k);
   }
   frame->buildMs = double(clock.nsecsElapsed()) / 1e6;
   return frame;
@@ -153,9 +137,8 @@ QImage originalImage(const kms::app::Dataset& data) {
       const std::size_t row = std::size_t(y) * std::size_t(data.width);
       for (int x = 0; x < data.width; ++x) {
         const std::size_t i = row + std::size_t(x);
-        const float* v = &data.values[i * 3];
-        line[x] =
-            qRgba(channel(v[0]), channel(v[1]), channel(v[2]), hasAlpha ? data.alpha[i] : 255);
+        const QRgb rgb = kms::app::centroidColour(&data.values[i * 3]);
+        line[x] = hasAlpha ? (rgb & 0x00ffffffu) | (QRgb(data.alpha[i]) << 24) : rgb;
       }
     }
   });

@@ -23,7 +23,4 @@ FramePtr buildFrame(kms::Snapshot& snapshot, const kms::app::DatasetPtr& dataset
 /// The data set's own picture (images only; null otherwise), alpha included.
 QImage originalImage(const kms::app::Dataset& dataset);
 
-/// The RGB colour of a centroid whose coordinates are in [0, 1] (clamped).
-QRgb centroidRgb(const float* rgb);
-
 }  // namespace kms::session

@@ -61,6 +61,18 @@ bool openSample(MainWindow& w, const QString& id) {
          waitFor([&] { return w.views()->frame() && w.views()->frame()->iteration == 0; }, 10000);
 }
 
+/// The sample photo with tolerance 0 and no practical iteration limit: a run that lasts far
+/// longer than any test, for testing what happens during one.
+bool openEndlessPhoto(MainWindow& w) {
+  if (!openSample(w, QStringLiteral("photo"))) return false;
+  kms::session::RunSettings s = w.controls()->settings();
+  s.config.tolerance = 0.0;
+  s.config.max_iterations = 100000;
+  w.controls()->setSettings(s);
+  w.session().setSettings(s);
+  return true;
+}
+
 /// Runs until the final frame has reached the views.
 bool runToEnd(MainWindow& w) {
   w.actions().playPause->trigger();
@@ -123,13 +135,7 @@ INSTANTIATE_TEST_SUITE_P(Samples, SampleRun, ::testing::Values("photo", "blobs",
 
 TEST(MainWindow, StepPauseAndResetFromActionsAndKeys) {
   auto w = makeWindow();
-  // The photo: with tolerance 0 it takes far longer to converge than this test runs.
-  ASSERT_TRUE(openSample(*w, QStringLiteral("photo")));
-  kms::session::RunSettings s = w->controls()->settings();
-  s.config.tolerance = 0.0;
-  s.config.max_iterations = 100000;
-  w->controls()->setSettings(s);
-  w->session().setSettings(s);
+  ASSERT_TRUE(openEndlessPhoto(*w));
   ASSERT_TRUE(waitFor([&] { return w->session().state() == SessionState::Ready; }));
   const auto frameAt = [&](int iteration) {
     return waitFor(
@@ -269,12 +275,7 @@ TEST(MainWindow, DroppedFileOpensAndIsRemembered) {
 
 TEST(MainWindow, ClosingDuringARunExitsPromptly) {
   auto w = makeWindow();
-  ASSERT_TRUE(openSample(*w, QStringLiteral("photo")));
-  kms::session::RunSettings s = w->controls()->settings();
-  s.config.tolerance = 0.0;
-  s.config.max_iterations = 100000;
-  w->controls()->setSettings(s);
-  w->session().setSettings(s);
+  ASSERT_TRUE(openEndlessPhoto(*w));
   w->actions().playPause->trigger();
   ASSERT_TRUE(reaches(*w, SessionState::Running, 30000));
   ASSERT_TRUE(waitFor([&] { return w->history().records().size() >= 2; }, 30000));
