@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <string>
 #include <thread>
@@ -20,7 +21,9 @@ struct ChunkScan {
   std::vector<float> lo, hi;
   std::size_t bad_index = std::numeric_limits<std::size_t>::max();  // first bad value (flat)
   bool bad_weight = false;
+  bool bad_count = false;
   double weight_sum = 0.0;
+  std::uint64_t count_sum = 0;
   float weight_max = 0.0f;
 };
 
@@ -44,6 +47,8 @@ DataSummary summarizeData(const DataView& data, int threads) {
   if (data.n == 0) throw InvalidArgument("The data set has no points.");
   if (data.d <= 0) throw InvalidArgument("The data set has no dimensions (d = 0).");
   if (data.points == nullptr) throw InvalidArgument("The data set has no point array.");
+  if (data.weights && data.counts)
+    throw InvalidArgument("A data set has either weights or counts, not both.");
   const int d = data.d;
   const std::size_t n = data.n;
   const std::size_t chunks = (n + kChunk - 1) / kChunk;
@@ -78,6 +83,14 @@ DataSummary summarizeData(const DataView& data, int threads) {
         s.weight_sum += w;
         s.weight_max = std::max(s.weight_max, w);
       }
+      if (data.counts) {
+        if (data.counts[i] == 0) {
+          s.bad_index = i;
+          s.bad_count = true;
+          return;
+        }
+        s.count_sum += data.counts[i];
+      }
     }
   });
 
@@ -87,6 +100,9 @@ DataSummary summarizeData(const DataView& data, int threads) {
   float weight_max = 0.0f;
   for (const ChunkScan& s : scans) {  // chunk order: the first bad value is reported
     if (s.bad_index != std::numeric_limits<std::size_t>::max()) {
+      if (s.bad_count)
+        throw InvalidArgument("The count of point " + std::to_string(s.bad_index) +
+                              " is zero; every point stands for at least one.");
       if (s.bad_weight) {
         const float w = data.weights[s.bad_index];
         throw InvalidArgument("The weight of point " + std::to_string(s.bad_index) + " is " +
@@ -102,9 +118,18 @@ DataSummary summarizeData(const DataView& data, int threads) {
       summary.hi[k] = std::max(summary.hi[k], s.hi[k]);
     }
     summary.total_weight += s.weight_sum;
+    summary.total_count += s.count_sum;
     weight_max = std::max(weight_max, s.weight_max);
   }
-  if (!data.weights) summary.total_weight = static_cast<double>(n);
+  if (data.counts) {
+    if (summary.total_count > kMaxTotalCount)
+      throw InvalidArgument("The point counts add up to " + std::to_string(summary.total_count) +
+                            ", more than the supported 2^40.");
+    summary.total_weight = static_cast<double>(summary.total_count);
+  } else {
+    summary.total_count = n;
+    if (!data.weights) summary.total_weight = static_cast<double>(n);
+  }
   if (data.weights && !(summary.total_weight > 0.0))
     throw InvalidArgument("All point weights are zero.");
 
@@ -118,7 +143,8 @@ DataSummary summarizeData(const DataView& data, int threads) {
   if (!(summary.scale > 0.0f) || !std::isfinite(summary.scale)) summary.scale = 1.0f;
 
   // Largest centred, weighted magnitude per dimension, computed with the exact operations the
-  // engines use, so the chosen fixed-point exponent provably keeps |q| ≤ 2^25.
+  // engines use, so the chosen fixed-point exponent provably keeps |q| ≤ 2^23. Counts do not
+  // enter here: the exponent is the expanded data's, which is what makes counts exact.
   std::vector<std::vector<float>> chunk_max(chunks, std::vector<float>(d, 0.0f));
   pool.parallelFor(chunks, [&](std::size_t c, int) {
     auto& m = chunk_max[c];
@@ -141,6 +167,7 @@ DataSummary summarizeData(const DataView& data, int threads) {
     summary.fixed.coord_exp[k] = fixedExponent(m);
   }
   summary.fixed.weighted = data.weights != nullptr;
+  summary.fixed.counted = data.counts != nullptr;
   summary.fixed.weight_exp = data.weights ? fixedExponent(weight_max) : 0;
   return summary;
 }

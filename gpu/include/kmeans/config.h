@@ -12,8 +12,10 @@ namespace kms {
 
 /// How the first k centroids are chosen.
 enum class InitMethod {
-  Random,          ///< k distinct points drawn uniformly (Floyd's algorithm on the seed).
-  KMeansPlusPlus,  ///< D² sampling (Arthur & Vassilvitskii), weighted by the point weights.
+  Random,          ///< k distinct points drawn uniformly (Floyd's algorithm on the seed); with
+                   ///< counts, k distinct rows drawn in proportion to their counts.
+  KMeansPlusPlus,  ///< D² sampling (Arthur & Vassilvitskii), weighted by the point weights or
+                   ///< counts.
   Given,           ///< KMeansConfig::initial_centroids, k × d in data units.
 };
 
@@ -21,8 +23,10 @@ enum class InitMethod {
 enum class EmptyClusterPolicy {
   KeepCentroid,    ///< The centroid stays where it was.
   ReseedFarthest,  ///< The centroid jumps to the point farthest from its own centroid; with m empty
-                   ///< clusters the m farthest distinct points are used, farthest first, ties to
-                   ///< the lower point index.
+                   ///< clusters, ascending, the m farthest distinct positions are used, farthest
+                   ///< first, ties to the lexicographically smaller (centred) coordinates. The
+                   ///< rule never looks at point indices, so compact data and the expanded data
+                   ///< re-seed alike.
 };
 
 /// Largest k any backend accepts (labels are stored in 16 bits on the GPU).

@@ -28,8 +28,11 @@ struct StageTimings {
 /// What one Lloyd iteration did.
 struct IterationStats {
   int iteration = 0;  ///< 1 for the first iteration
-  double inertia = 0.0;  ///< Σ w·‖x − c_label‖² with the centroids the points were assigned to
-  std::size_t changed = 0;  ///< points whose label differs from the previous iteration (N at 1)
+  /// Σ w·‖x − c_label‖² (w = weight, count or 1) with the centroids the points were assigned to.
+  double inertia = 0.0;
+  /// Points whose label differs from the previous iteration (all at iteration 1). With counts
+  /// these are the expanded data's points: a row of count m that changed adds m.
+  std::size_t changed = 0;
   double max_shift = 0.0;   ///< largest centroid move in this iteration's update, in data units
   int empty_clusters = 0;   ///< clusters that received no weight (handled per the empty policy)
   bool converged = false;   ///< the convergence test of KMeansConfig::tolerance passed

@@ -7,6 +7,7 @@ namespace {
 
 constexpr std::uint64_t kStreamRandomInit = 0x52414e44;  // "RAND"
 constexpr std::uint64_t kStreamPlusPlus = 0x4b4d5050;    // "KMPP"
+constexpr std::uint64_t kStreamWeighted = 0x57524e44;    // "WRND"
 
 std::uint64_t splitmix64(std::uint64_t z) {
   z += 0x9e3779b97f4a7c15ULL;
@@ -43,6 +44,41 @@ std::vector<std::size_t> distinctIndices(std::size_t n, int k, std::uint64_t see
     const std::size_t chosen = taken.count(t) ? j : t;
     taken.insert(chosen);
     picked.push_back(chosen);
+  }
+  return picked;
+}
+
+std::vector<std::size_t> weightedDistinctIndices(const std::uint32_t* counts, std::size_t n, int k,
+                                                 std::uint64_t seed) {
+  // Fenwick tree over the counts: prefix sums and "first index whose prefix exceeds t" in
+  // O(log n); a drawn index has its count removed, so it cannot be drawn again.
+  std::vector<std::uint64_t> tree(n + 1, 0);
+  std::uint64_t total = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    total += counts[i];
+    tree[i + 1] += counts[i];
+    const std::size_t parent = (i + 1) + ((i + 1) & (~(i + 1) + 1));
+    if (parent <= n) tree[parent] += tree[i + 1];
+  }
+  std::size_t top = 1;
+  while (top * 2 <= n)
+    top *= 2;
+  std::vector<std::size_t> picked;
+  picked.reserve(static_cast<std::size_t>(k));
+  for (int j = 0; j < k && total > 0; ++j) {
+    std::uint64_t t = below(hash(seed, kStreamWeighted, static_cast<std::uint64_t>(j)), total);
+    std::size_t pos = 0;  // largest pos with prefix(pos) ≤ t; the draw is index pos (0-based)
+    for (std::size_t step = top; step > 0; step >>= 1) {
+      if (pos + step <= n && tree[pos + step] <= t) {
+        pos += step;
+        t -= tree[pos];
+      }
+    }
+    picked.push_back(pos);
+    const std::uint64_t c = counts[pos];
+    total -= c;
+    for (std::size_t i = pos + 1; i <= n; i += i & (~i + 1))
+      tree[i] -= c;
   }
   return picked;
 }

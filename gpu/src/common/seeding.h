@@ -19,6 +19,14 @@ double uniform(std::uint64_t seed, std::uint64_t stream, std::uint64_t counter);
 /// k distinct indices in [0, n), uniformly chosen (Floyd's algorithm), in the order drawn.
 std::vector<std::size_t> distinctIndices(std::size_t n, int k, std::uint64_t seed);
 
+/// k distinct indices in [0, n) drawn one after another without replacement, each with
+/// probability proportional to its count among the indices not drawn yet (counts[i] ≥ 1), in
+/// the order drawn: a random initialisation of compact data picks distinct values in proportion
+/// to how often they occur. Exact integer arithmetic (a Fenwick tree of the counts), so every
+/// backend draws the same indices.
+std::vector<std::size_t> weightedDistinctIndices(const std::uint32_t* counts, std::size_t n, int k,
+                                                 std::uint64_t seed);
+
 /// The uniform number of k-means++ step j (the j-th centroid, 0-based).
 double plusPlusUniform(std::uint64_t seed, int j);
 

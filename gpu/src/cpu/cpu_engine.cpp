@@ -91,7 +91,9 @@ void CpuEngine::initialize(const KMeansConfig& config) {
 }
 
 void CpuEngine::initRandom() {
-  const auto picks = seeding::distinctIndices(data_.n, k_, config_.seed);
+  const auto picks = data_.counts
+                         ? seeding::weightedDistinctIndices(data_.counts, data_.n, k_, config_.seed)
+                         : seeding::distinctIndices(data_.n, k_, config_.seed);
   for (int j = 0; j < k_; ++j)
     centreInto(picks[j], &centroids_[static_cast<std::size_t>(j) * d_]);
 }
@@ -108,10 +110,11 @@ void CpuEngine::initPlusPlus() {
   std::vector<double> sums(chunks);
   std::vector<std::vector<float>> scratch(static_cast<std::size_t>(pool_.size()),
                                           std::vector<float>(d_));
+  const bool scaled = data_.weights || data_.counts;
   auto mass = [&](std::size_t i, int j) -> float {  // p_i of step j
-    const float w = data_.weights ? data_.weights[i] : 1.0f;
+    const float w = pointWeight(i);
     if (j == 0) return w;
-    return data_.weights ? exact::mul(w, d2[i]) : d2[i];
+    return scaled ? exact::mul(w, d2[i]) : d2[i];
   };
   for (int j = 0; j < k_; ++j) {
     const float* newest = j > 0 ? &centroids_[static_cast<std::size_t>(j - 1) * d_] : nullptr;
@@ -155,6 +158,12 @@ void CpuEngine::initPlusPlus() {
   }
 }
 
+float CpuEngine::pointWeight(std::size_t i) const {
+  if (data_.weights) return data_.weights[i];
+  if (data_.counts) return static_cast<float>(data_.counts[i]);
+  return 1.0f;
+}
+
 void CpuEngine::transposeCentroids() {
   transposed_.assign(static_cast<std::size_t>(d_) * k_padded_, 0.0f);
   for (int j = 0; j < k_; ++j)
@@ -170,6 +179,7 @@ void CpuEngine::assignChunk(std::size_t chunk, Accumulator& acc, std::vector<flo
   float* dist = scratch.data();
   float* x = scratch.data() + kp;
   const bool weighted = data_.weights != nullptr;
+  const bool counted = data_.counts != nullptr;
   double inertia = 0.0;
   for (std::size_t i = begin; i < end; ++i) {
     centreInto(i, x);
@@ -192,6 +202,21 @@ void CpuEngine::assignChunk(std::size_t chunk, Accumulator& acc, std::vector<flo
         best = j;
       }
     }
+    if (counted) {
+      // Compact data: the row stands for m identical points, so it adds m times everything one
+      // of them would add — in integers, hence exactly what the expanded data add.
+      const std::uint32_t m = data_.counts[i];
+      inertia += static_cast<double>(best_dist) * m;
+      if (labels_[i] != best) {
+        acc.changed += m;
+        labels_[i] = best;
+      }
+      std::int64_t* sums = &acc.coord[static_cast<std::size_t>(best) * d_];
+      for (int c = 0; c < d_; ++c)
+        sums[c] += static_cast<std::int64_t>(m) * exact::quantize(x[c], coord_scale_[c]);
+      acc.weight[best] += m;
+      continue;
+    }
     const float w = weighted ? data_.weights[i] : 1.0f;
     inertia += weighted ? static_cast<double>(exact::mul(best_dist, w)) : best_dist;
     if (labels_[i] != best) {
@@ -207,11 +232,43 @@ void CpuEngine::assignChunk(std::size_t chunk, Accumulator& acc, std::vector<flo
 }
 
 std::vector<std::size_t> CpuEngine::farthestPoints(int count) {
-  // The `count` points farthest from the centroid they were assigned to, farthest first, ties
-  // to the lower index. Each chunk keeps its own best `count`, then the candidates are merged.
+  // The `count` farthest distinct positions (see EmptyClusterPolicy::ReseedFarthest): points in
+  // the order of (distance to the centroid they were assigned to, descending; centred
+  // coordinates, lexicographically ascending), each position taken once. The order ignores
+  // point indices, so compact data (one row per value) and the expanded data pick the same
+  // positions. Each chunk keeps its best `count` positions, then the candidates are merged.
   using Candidate = std::pair<float, std::size_t>;
-  auto before = [](const Candidate& a, const Candidate& b) {
-    return a.first > b.first || (a.first == b.first && a.second < b.second);
+  auto coordinate = [this](std::size_t i, int c) {
+    return exact::sub(data_.points[i * static_cast<std::size_t>(d_) + c], summary_.mid[c]);
+  };
+  auto before = [&](const Candidate& a, const Candidate& b) {
+    if (a.first != b.first) return a.first > b.first;
+    for (int c = 0; c < d_; ++c) {
+      const float u = coordinate(a.second, c), v = coordinate(b.second, c);
+      if (u != v) return u < v;
+    }
+    return false;
+  };
+  auto samePosition = [&](const Candidate& a, const Candidate& b) {
+    return !before(a, b) && !before(b, a);
+  };
+  // Sorts `list` and keeps the first `count` distinct positions (equal positions are neighbours
+  // after sorting: they compare equal).
+  auto keepBest = [&](std::vector<Candidate>& list) {
+    std::size_t take = std::min<std::size_t>(list.size(), static_cast<std::size_t>(count));
+    while (true) {
+      std::partial_sort(list.begin(), list.begin() + take, list.end(), before);
+      std::vector<Candidate> distinct;
+      for (std::size_t e = 0; e < take && distinct.size() < static_cast<std::size_t>(count); ++e)
+        if (distinct.empty() || !samePosition(distinct.back(), list[e]))
+          distinct.push_back(list[e]);
+      // Duplicates may have filled the window: widen it until `count` positions or everything.
+      if (distinct.size() == static_cast<std::size_t>(count) || take == list.size()) {
+        list = std::move(distinct);
+        return;
+      }
+      take = std::min(list.size(), take * 2);
+    }
   };
   const std::size_t chunks = chunkCount(data_.n, kAssignChunk);
   std::vector<std::vector<Candidate>> best(chunks);
@@ -225,17 +282,14 @@ std::vector<std::size_t> CpuEngine::farthestPoints(int count) {
       const float* c = &previous_[static_cast<std::size_t>(labels_[i]) * d_];
       out.emplace_back(exact::squaredDistance(x.data(), c, d_), i);
     }
-    const std::size_t keep = std::min<std::size_t>(out.size(), static_cast<std::size_t>(count));
-    std::partial_sort(out.begin(), out.begin() + keep, out.end(), before);
-    out.resize(keep);
+    keepBest(out);
   });
   std::vector<Candidate> all;
   for (auto& b : best)
     all.insert(all.end(), b.begin(), b.end());
-  const std::size_t keep = std::min<std::size_t>(all.size(), static_cast<std::size_t>(count));
-  std::partial_sort(all.begin(), all.begin() + keep, all.end(), before);
-  std::vector<std::size_t> picks(keep);
-  for (std::size_t e = 0; e < keep; ++e)
+  keepBest(all);
+  std::vector<std::size_t> picks(all.size());
+  for (std::size_t e = 0; e < all.size(); ++e)
     picks[e] = all[e].second;
   return picks;
 }
@@ -298,8 +352,12 @@ IterationStats CpuEngine::step() {
   stats.empty_clusters = static_cast<int>(empty.size());
   if (!empty.empty() && config_.empty_clusters == EmptyClusterPolicy::ReseedFarthest) {
     const auto picks = farthestPoints(static_cast<int>(empty.size()));
-    for (std::size_t e = 0; e < picks.size(); ++e)
-      centreInto(picks[e], &centroids_[static_cast<std::size_t>(empty[e]) * d_]);
+    for (std::size_t e = 0; e < picks.size(); ++e) {
+      float* c = &centroids_[static_cast<std::size_t>(empty[e]) * d_];
+      centreInto(picks[e], c);
+      for (int dim = 0; dim < d_; ++dim)
+        c[dim] = exact::add(c[dim], 0.0f);  // −0 → +0: equal positions give equal centroids
+    }
   }
   float shift = 0.0f;
   for (int j = 0; j < k_; ++j) {
@@ -307,8 +365,8 @@ IterationStats CpuEngine::step() {
     shift = std::max(shift, std::sqrt(exact::squaredDistance(&centroids_[o], &previous_[o], d_)));
   }
   stats.max_shift = shift;
-  stats.converged = passesConvergenceTest(stats.changed, data_.n, stats.max_shift, summary_.scale,
-                                          config_.tolerance);
+  stats.converged = passesConvergenceTest(stats.changed, summary_.total_count, stats.max_shift,
+                                          summary_.scale, config_.tolerance);
   stats.ms.update_ms = msSince(t0);
 
   ++iteration_;

@@ -27,11 +27,13 @@ class CpuEngine final : public Engine {
   struct Accumulator {
     std::vector<std::int64_t> coord;   // k × d fixed-point sums
     std::vector<std::int64_t> weight;  // k fixed-point weights (or counts)
-    std::size_t changed = 0;
+    std::uint64_t changed = 0;         // points (Σ counts with counts) that changed cluster
   };
 
   void requireInitialized() const;
   void centreInto(std::size_t i, float* out) const;
+  /// The point's weight, its count as a float with counts, 1 otherwise (k-means++ mass).
+  float pointWeight(std::size_t i) const;
   void initRandom();
   void initPlusPlus();
   void initGiven();

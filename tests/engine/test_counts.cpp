@@ -1,0 +1,198 @@
+// Compact data (distinct rows with counts) against the expanded data on the CPU backend: from
+// the same initial centroids, the same labels per point, bit-identical centroids, the same
+// changed counts and convergence — including empty clusters and their re-seeding.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+#include <cmath>
+#include <random>
+
+#include "common/seeding.h"
+#include "kmeans/backend.h"
+#include "kmeans/errors.h"
+#include "support/compact_data.h"
+#include "support/reference_kmeans.h"
+
+namespace kms {
+namespace {
+
+using test::CompactData;
+using test::compactOf;
+
+KMeansConfig givenStart(const std::vector<float>& centroids, int k, EmptyClusterPolicy policy) {
+  KMeansConfig c;
+  c.k = k;
+  c.init = InitMethod::Given;
+  c.initial_centroids = centroids;
+  c.tolerance = 0.0;
+  c.max_iterations = 40;
+  c.empty_clusters = policy;
+  return c;
+}
+
+struct ExactnessCase {
+  int d;
+  int k;
+  int levels;  // values per coordinate: few levels, many repeats
+  EmptyClusterPolicy policy;
+};
+
+class CompactVersusExpanded : public ::testing::TestWithParam<ExactnessCase> {};
+
+TEST_P(CompactVersusExpanded, SameLabelsAndBitIdenticalCentroids) {
+  const ExactnessCase c = GetParam();
+  const auto expanded = test::levelPoints(20000, c.d, c.levels, 7 + c.d * 13 + c.k);
+  const CompactData compact = compactOf(expanded, c.d);
+  ASSERT_LT(compact.rows(), 20000u / 3) << "the case should have many repeats";
+  // Half the start centroids are far outside the data, so clusters go empty and are re-seeded.
+  auto start = test::uniformPoints(std::size_t(c.k), c.d, 5 + c.k, 0.0f, 1.0f);
+  for (int j = 0; j < c.k; j += 2)
+    start[std::size_t(j) * c.d] += 50.0f;
+  const KMeansConfig config = givenStart(start, c.k, c.policy);
+
+  auto full = createCpuEngine(3);
+  full->setData(DataView{expanded.data(), expanded.size() / c.d, c.d});
+  auto small = createCpuEngine(2);
+  small->setData(compact.view());
+  full->initialize(config);
+  small->initialize(config);
+  int reseeded = 0;
+  while (!full->finished()) {
+    const IterationStats a = full->step();
+    const IterationStats b = small->step();
+    Snapshot sa, sb;
+    full->snapshot(sa);
+    small->snapshot(sb);
+    ASSERT_EQ(a.changed, b.changed) << "iteration " << a.iteration;
+    ASSERT_EQ(a.empty_clusters, b.empty_clusters) << "iteration " << a.iteration;
+    ASSERT_EQ(sa.centroids, sb.centroids) << "iteration " << a.iteration;
+    for (std::size_t i = 0; i < sa.labels.size(); ++i)
+      ASSERT_EQ(sa.labels[i], sb.labels[compact.index[i]]) << "point " << i;
+    EXPECT_EQ(float(a.max_shift), float(b.max_shift));
+    EXPECT_NEAR(a.inertia, b.inertia, 1e-9 * a.inertia + 1e-12);
+    ASSERT_EQ(a.converged, b.converged);
+    ASSERT_EQ(small->finished(), full->finished());
+    if (a.empty_clusters > 0) ++reseeded;
+  }
+  EXPECT_GT(reseeded, 0) << "the case should exercise empty clusters";
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Grid, CompactVersusExpanded,
+    ::testing::Values(ExactnessCase{1, 4, 9, EmptyClusterPolicy::ReseedFarthest},
+                      ExactnessCase{2, 6, 7, EmptyClusterPolicy::ReseedFarthest},
+                      ExactnessCase{3, 16, 6, EmptyClusterPolicy::ReseedFarthest},
+                      ExactnessCase{3, 16, 6, EmptyClusterPolicy::KeepCentroid},
+                      ExactnessCase{4, 9, 4, EmptyClusterPolicy::ReseedFarthest},
+                      ExactnessCase{5, 12, 3, EmptyClusterPolicy::ReseedFarthest}),
+    [](const auto& info) {
+      return "d" + std::to_string(info.param.d) + "_k" + std::to_string(info.param.k) +
+             (info.param.policy == EmptyClusterPolicy::KeepCentroid ? "_keep" : "_reseed");
+    });
+
+TEST(Counts, ReseedingTakesEachPositionOnceAndBreaksTiesByCoordinates) {
+  // Four positions at the same distance from centroid 0 = (0, 0), listed in an order that is
+  // not the lexicographic one, each repeated; two far centroids go empty.
+  const std::vector<float> p = {0, 2, 0, 2, 2, 0, -2, 0, 2, 0, 0, -2, 0, 0};
+  auto engine = createCpuEngine(1);
+  engine->setData(DataView{p.data(), p.size() / 2, 2});
+  engine->initialize(givenStart({0, 0, 90, 90, 95, 95}, 3, EmptyClusterPolicy::ReseedFarthest));
+  EXPECT_EQ(engine->step().empty_clusters, 2);
+  Snapshot s;
+  engine->snapshot(s);
+  // Farthest first; among equals the smaller (x, y): (−2, 0), then (0, −2).
+  EXPECT_EQ(std::vector<float>(s.centroids.begin() + 2, s.centroids.end()),
+            (std::vector<float>{-2, 0, 0, -2}));
+}
+
+TEST(Counts, ValidationNamesTheProblem) {
+  const std::vector<float> p = {0, 1, 2};
+  const std::vector<std::uint32_t> zero = {1, 0, 2};
+  const std::vector<float> w = {1, 1, 1};
+  auto engine = createCpuEngine(1);
+  try {
+    engine->setData(DataView{p.data(), 3, 1, nullptr, zero.data()});
+    FAIL() << "a zero count was accepted";
+  } catch (const InvalidArgument& e) {
+    EXPECT_NE(std::string(e.what()).find("count of point 1 is zero"), std::string::npos);
+  }
+  const std::vector<std::uint32_t> ones = {1, 1, 1};
+  EXPECT_THROW(engine->setData(DataView{p.data(), 3, 1, w.data(), ones.data()}), InvalidArgument);
+}
+
+TEST(Counts, ChangedCountsAndConvergenceAreInPoints) {
+  const std::vector<float> p = {0, 10};
+  const std::vector<std::uint32_t> m = {3, 5};
+  auto engine = createCpuEngine(1);
+  engine->setData(DataView{p.data(), 2, 1, nullptr, m.data()});
+  engine->initialize(givenStart({1, 9}, 2, EmptyClusterPolicy::KeepCentroid));
+  const IterationStats s = engine->step();
+  EXPECT_EQ(s.changed, 8u);
+  EXPECT_DOUBLE_EQ(s.inertia, 3.0 * 1.0 + 5.0 * 1.0);
+  Snapshot snap;
+  engine->snapshot(snap);
+  EXPECT_EQ(snap.centroids, (std::vector<float>{0, 10}));
+  EXPECT_EQ(snap.labels, (std::vector<std::int32_t>{0, 1}));
+}
+
+TEST(Counts, KMeansPlusPlusAndRandomSeedingAreDeterministicAndUseCounts) {
+  // One value holds almost all points: seeding in proportion to counts takes it first nearly
+  // always; the draws repeat exactly for a seed and across thread counts.
+  std::vector<float> p;
+  std::vector<std::uint32_t> m;
+  for (int v = 0; v < 50; ++v) {
+    p.push_back(float(v));
+    m.push_back(v == 17 ? 1000000u : 1u);
+  }
+  for (InitMethod init : {InitMethod::Random, InitMethod::KMeansPlusPlus}) {
+    int first_is_heavy = 0;
+    for (std::uint64_t seed = 1; seed <= 20; ++seed) {
+      KMeansConfig c;
+      c.k = 4;
+      c.init = init;
+      c.seed = seed;
+      Snapshot a, b;
+      auto one = createCpuEngine(1), two = createCpuEngine(2);
+      one->setData(DataView{p.data(), p.size(), 1, nullptr, m.data()});
+      two->setData(DataView{p.data(), p.size(), 1, nullptr, m.data()});
+      one->initialize(c);
+      two->initialize(c);
+      one->snapshot(a);
+      two->snapshot(b);
+      EXPECT_EQ(a.centroids, b.centroids);
+      std::vector<float> sorted = a.centroids;
+      std::sort(sorted.begin(), sorted.end());
+      EXPECT_EQ(std::adjacent_find(sorted.begin(), sorted.end()), sorted.end())
+          << "seeding picked one value twice";
+      if (a.centroids[0] == 17.0f) ++first_is_heavy;
+    }
+    EXPECT_GE(first_is_heavy, 19) << toString(init);
+  }
+}
+
+TEST(Seeding, WeightedDistinctIndicesFollowTheCounts) {
+  const std::vector<std::uint32_t> counts = {1, 2, 3, 4, 90};
+  std::map<std::size_t, int> first;
+  for (std::uint64_t seed = 0; seed < 20000; ++seed) {
+    const auto picks = seeding::weightedDistinctIndices(counts.data(), counts.size(), 3, seed);
+    ASSERT_EQ(picks.size(), 3u);
+    EXPECT_NE(picks[0], picks[1]);
+    EXPECT_NE(picks[1], picks[2]);
+    EXPECT_NE(picks[0], picks[2]);
+    ++first[picks[0]];
+  }
+  // The first draw is proportional to the counts (100 in all): ±5 standard deviations.
+  for (std::size_t i = 0; i < counts.size(); ++i) {
+    const double p = counts[i] / 100.0;
+    const double expected = 20000 * p, sd = std::sqrt(20000 * p * (1 - p));
+    EXPECT_NEAR(first[i], expected, 5 * sd + 1) << "index " << i;
+  }
+  // All of them when k = n, each once.
+  auto all = seeding::weightedDistinctIndices(counts.data(), counts.size(), 5, 3);
+  std::sort(all.begin(), all.end());
+  EXPECT_EQ(all, (std::vector<std::size_t>{0, 1, 2, 3, 4}));
+}
+
+}  // namespace
+}  // namespace kms
