@@ -1,9 +1,11 @@
 # CUDA sources of kmeans_engine (included when nvcc is available).
 set(KMS_CUDA_SOURCES
   src/cuda/cuda_engine.cu
+  src/cuda/compact_colours.cu
   src/cuda/cuda_probe.cu
   src/cuda/device_ceilings.cu
   src/cuda/kernels/assign_u8.cu
   src/cuda/kernels/assign_u16.cu
+  src/cuda/kernels/compact_iteration.cu
   src/cuda/kernels/init_kernels.cu
   src/cuda/kernels/iteration_kernels.cu)

@@ -1,5 +1,6 @@
 // Stands in for the CUDA backend in builds without nvcc.
 #include "cuda/cuda_backend.h"
+#include "kmeans/compact.h"
 #include "kmeans/device_ceilings.h"
 #include "kmeans/errors.h"
 
@@ -23,6 +24,10 @@ namespace kms {
 
 std::optional<DeviceCeilings> measureDeviceCeilings(int) {
   return std::nullopt;
+}
+
+DistinctColours distinctColoursOnDevice(const std::uint32_t*, std::size_t, int, double*) {
+  throw DeviceError("CUDA backend unavailable: " + cuda::probe(0).reason);
 }
 
 }  // namespace kms

@@ -9,6 +9,8 @@
 #include "common/exact_math.h"
 #include "common/seeding.h"
 #include "cuda/kernels/assign_launch.cuh"
+#include "cuda/kernels/compact_iteration.cuh"
+#include "cuda/kernels/compact_kernel.cuh"
 #include "cuda/kernels/init_kernels.cuh"
 #include "kmeans/errors.h"
 
@@ -68,7 +70,8 @@ void CudaEngine::checkFits(std::size_t bytes, const char* what, std::size_t reus
 }
 
 std::size_t CudaEngine::deviceBytes() const {
-  return points_.bytes() + weights_.bytes() + coord_scale_.bytes() + coord_exp_.bytes() +
+  return points_.bytes() + weights_.bytes() + counts_.bytes() + coord_scale_.bytes() +
+         coord_exp_.bytes() + blocks_done_.bytes() +
          centroids_[0].bytes() + centroids_[1].bytes() + labels_.bytes() + block_sums_.bytes() +
          totals_.bytes() + block_inertia_.bytes() + chunk_sums_.bytes() + block_changed_.bytes() +
          picked_keys_.bytes() + farthest_keys_.bytes() + scalars_.bytes() + empty_flags_.bytes() +
@@ -86,7 +89,8 @@ void CudaEngine::setData(const DataView& data) {
   // Sizes first (cheap, and before reading a possibly huge array), then validation; the current
   // data stays usable until both passed. Memory this engine already holds will be reused.
   if (n > 0 && d > 0) {
-    const std::size_t point_bytes = n * d * sizeof(float) + (data.weights ? n * sizeof(float) : 0);
+    const std::size_t point_bytes = n * d * sizeof(float) + (data.weights ? n * sizeof(float) : 0) +
+                                    (data.counts ? n * sizeof(std::uint32_t) : 0);
     checkFits(point_bytes + 2 * n * sizeof(std::uint16_t), "This data set", deviceBytes());
   }
   DataSummary summary = summarizeData(data);
@@ -98,6 +102,7 @@ void CudaEngine::setData(const DataView& data) {
   for (auto* b :
        {&points_, &weights_, &coord_scale_, &centroids_[0], &centroids_[1], &staged_centroids_})
     b->release();
+  counts_.release();
   labels_.release();
   block_sums_.release();
   totals_.release();
@@ -112,6 +117,11 @@ void CudaEngine::setData(const DataView& data) {
   if (data.weights) {
     weights_.resize(n);
     KMS_CUDA_CHECK(cudaMemcpyAsync(weights_.get(), data.weights, n * sizeof(float),
+                                   cudaMemcpyHostToDevice, compute_.get()));
+  }
+  if (data.counts) {
+    counts_.resize(n);
+    KMS_CUDA_CHECK(cudaMemcpyAsync(counts_.get(), data.counts, n * sizeof(std::uint32_t),
                                    cudaMemcpyHostToDevice, compute_.get()));
   }
   std::vector<float> scale(d);
@@ -135,7 +145,12 @@ void CudaEngine::setData(const DataView& data) {
 
 template <typename LabelT>
 void CudaEngine::planFor() {
-  plan_ = planAssign<LabelT>(n_, d_, k_, limits_);
+  if (!summary_.fixed.counted)
+    plan_ = planAssign<LabelT>(n_, d_, k_, limits_);
+  else if (fitsCompactKernel(d_, k_))
+    plan_ = planCompact<LabelT>(n_, d_, k_, limits_);
+  else
+    plan_ = planGeneric<LabelT>(n_, limits_);  // counts need 64-bit sums: the generic kernel's
 }
 
 void CudaEngine::initialize(const KMeansConfig& config) {
@@ -181,7 +196,15 @@ void CudaEngine::initialize(const KMeansConfig& config) {
   cudaStream_t s = compute_.get();
   switch (config.init) {
     case InitMethod::Random: {
-      const auto picks = seeding::distinctIndices(n_, k_, config.seed);
+      std::vector<std::uint32_t> host_counts;
+      if (counts_.size()) {
+        host_counts.resize(n_);
+        KMS_CUDA_CHECK(cudaMemcpy(host_counts.data(), counts_.get(), n_ * sizeof(std::uint32_t),
+                                  cudaMemcpyDeviceToHost));
+      }
+      const auto picks =
+          counts_.size() ? seeding::weightedDistinctIndices(host_counts.data(), n_, k_, config.seed)
+                         : seeding::distinctIndices(n_, k_, config.seed);
       const std::vector<unsigned long long> indices(picks.begin(), picks.end());
       DeviceBuffer<unsigned long long> device_indices(k_);
       KMS_CUDA_CHECK(cudaMemcpyAsync(device_indices.get(), indices.data(),
@@ -207,6 +230,11 @@ void CudaEngine::initialize(const KMeansConfig& config) {
     }
   }
   KMS_CUDA_CHECK(cudaMemsetAsync(counters_.get(), 0, counters_.bytes(), s));
+  if (plan_.compact) {  // the fused kernel keeps its sums across iterations
+    blocks_done_.resize(1);
+    KMS_CUDA_CHECK(cudaMemsetAsync(blocks_done_.get(), 0, blocks_done_.bytes(), s));
+    KMS_CUDA_CHECK(cudaMemsetAsync(totals_.get(), 0, totals_.bytes(), s));
+  }
   compute_.synchronize();
 
   cur_ = 0;
@@ -226,8 +254,9 @@ template <typename LabelT>
 void CudaEngine::initPlusPlus() {
   auto* nearest = reinterpret_cast<LabelT*>(labelHalf(0));
   const float* weights = weights_.size() ? weights_.get() : nullptr;
+  const std::uint32_t* counts = counts_.size() ? counts_.get() : nullptr;
   for (int j = 0; j < k_; ++j)
-    launchPlusPlusStep<LabelT>(points_.get(), weights, n_, d_, centroids_[0].get(), j,
+    launchPlusPlusStep<LabelT>(points_.get(), weights, counts, n_, d_, centroids_[0].get(), j,
                                seeding::plusPlusUniform(config_.seed, j), nearest,
                                chunk_sums_.get(), compute_.get());
 }
@@ -243,10 +272,42 @@ IterationStats CudaEngine::step() {
 }
 
 template <typename LabelT>
+void CudaEngine::enqueueCompactIteration(int cur, int in_half, int out_half) {
+  CompactArgs<LabelT> a;
+  a.points = points_.get();
+  a.counts = counts_.get();
+  a.n = n_;
+  a.d = d_;
+  a.k = k_;
+  a.centroids_in = centroids_[cur].get();
+  a.centroids_out = centroids_[1 - cur].get();
+  a.labels_in = in_half < 0 ? nullptr : reinterpret_cast<const LabelT*>(labelHalf(in_half));
+  a.labels_out = reinterpret_cast<LabelT*>(labelHalf(out_half));
+  a.coord_scale = coord_scale_.get();
+  a.totals = totals_.get();
+  a.block_inertia = block_inertia_.get();
+  a.block_changed = block_changed_.get();
+  a.blocks_done = blocks_done_.get();
+  a.empty_flags = empty_flags_.get();
+  a.scalars = scalars_.get();
+  a.report = report_device_;
+  a.update = updateParams();
+  const cudaStream_t s = compute_.get();
+  iteration_start_.recordInGraph(s);
+  launchCompactIteration<LabelT>(plan_, a, s);
+  // One kernel does every stage: it all counts as assignment, reduce and update take no time.
+  after_assign_.recordInGraph(s);
+  after_reduce_.recordInGraph(s);
+  after_update_.recordInGraph(s);
+}
+
+template <typename LabelT>
 void CudaEngine::enqueueIteration(int cur, int in_half, int out_half) {
+  if (plan_.compact) return enqueueCompactIteration<LabelT>(cur, in_half, out_half);
   AssignArgs<LabelT> a;
   a.points = points_.get();
   a.weights = weights_.size() ? weights_.get() : nullptr;
+  a.counts = counts_.size() ? counts_.get() : nullptr;
   a.n = n_;
   a.d = d_;
   a.k = k_;
@@ -300,7 +361,7 @@ UpdateParams CudaEngine::updateParams() const {
   UpdateParams up;
   up.k = k_;
   up.d = d_;
-  up.n = n_;
+  up.n = summary_.total_count;
   up.coord_exp = coord_exp_.get();
   up.weight_exp = summary_.fixed.weight_exp;
   up.scale = summary_.scale;

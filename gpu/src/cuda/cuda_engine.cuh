@@ -13,6 +13,7 @@
 
 #include <cuda_runtime.h>
 
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <string>
@@ -56,6 +57,9 @@ class CudaEngine final : public Engine {
   void initPlusPlus();
   template <typename LabelT>
   void planFor();
+  /// The fused iteration of compact data (plan_.compact) with its timing events.
+  template <typename LabelT>
+  void enqueueCompactIteration(int cur, int in_half, int out_half);
   UpdateParams updateParams() const;
   std::size_t labelBytes() const { return k_ <= 256 ? 1 : 2; }
   unsigned char* labelHalf(int half) const {
@@ -85,6 +89,7 @@ class CudaEngine final : public Engine {
   int d_ = 0;
   bool has_data_ = false;
   DeviceBuffer<float> points_, weights_, coord_scale_;
+  DeviceBuffer<std::uint32_t> counts_;  // compact data: multiplicities (never with weights_)
   DeviceBuffer<int> coord_exp_;
 
   // Run state.
@@ -98,6 +103,7 @@ class CudaEngine final : public Engine {
   int frozen_ = -1;                     // half being copied to the host, or −1
   bool first_iteration_ = true;
   DeviceBuffer<long long> block_sums_, totals_;
+  DeviceBuffer<unsigned> blocks_done_;  // the fused compact kernel's last-block counter
   DeviceBuffer<double> block_inertia_, chunk_sums_;
   DeviceBuffer<unsigned long long> block_changed_, picked_keys_, farthest_keys_;
   DeviceBuffer<IterationScalars> scalars_;

@@ -22,9 +22,9 @@ __global__ void __launch_bounds__(THREADS) assignGenericKernel(AssignArgs<LabelT
     const bool valid = i < a.n;
     int label = 0;
     float w = 1.0f;
+    float best = INFINITY;
     if (valid) {
       const float* x = a.points + i * d;
-      float best = INFINITY;
       for (int j = 0; j < a.k; ++j) {
         const float dist =
             exact::squaredDistance(x, a.centroids + static_cast<std::size_t>(j) * d, d);
@@ -33,6 +33,22 @@ __global__ void __launch_bounds__(THREADS) assignGenericKernel(AssignArgs<LabelT
           label = j;
         }
       }
+      if (a.counts) {
+        // Compact data: the row adds m times what one of its points adds, in 64-bit integers.
+        const std::uint32_t m = __ldg(a.counts + i);
+        inertia += static_cast<double>(best) * m;
+        const LabelT new_label = static_cast<LabelT>(label);
+        if (a.labels_in == nullptr || a.labels_in[i] != new_label) changed += m;
+        a.labels_out[i] = new_label;
+        long long* row = a.sums + static_cast<std::size_t>(label) * (d + 1);
+        for (int c = 0; c < d; ++c)
+          atomicAddInt64(row + c, static_cast<long long>(m) *
+                                      exact::quantize(a.points[i * d + c], a.coord_scale[c]));
+        atomicAddInt64(row + d, static_cast<long long>(m));
+      }
+    }
+    if (a.counts) continue;  // uniform over the grid: every lane of every warp takes it
+    if (valid) {
       if (a.weights) w = __ldg(a.weights + i);
       inertia += a.weights ? static_cast<double>(exact::mul(best, w)) : static_cast<double>(best);
       const LabelT new_label = static_cast<LabelT>(label);

@@ -15,6 +15,11 @@ namespace kms::cuda {
 template <typename LabelT>
 AssignPlan planAssign(std::size_t n, int d, int k, const DeviceLimits& limits);
 
+/// The generic kernel's plan (any d and k; the one that takes counts besides the fused compact
+/// kernel).
+template <typename LabelT>
+AssignPlan planGeneric(std::size_t n, const DeviceLimits& limits);
+
 /// Launches one assignment pass on `stream` as planned (checks the launch).
 template <typename LabelT>
 void launchAssign(const AssignPlan& plan, const AssignArgs<LabelT>& args, cudaStream_t stream);

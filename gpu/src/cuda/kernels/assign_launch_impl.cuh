@@ -179,6 +179,12 @@ AssignPlan planAssign(std::size_t n, int d, int k, const DeviceLimits& limits) {
       return plan;
     }
   }
+  return planGeneric<LabelT>(n, limits);
+}
+
+template <typename LabelT>
+AssignPlan planGeneric(std::size_t n, const DeviceLimits& limits) {
+  AssignPlan plan;
   plan.template_dim = 0;
   plan.per_block_sums = false;
   detail::configureGeneric<LabelT>(plan, n, limits);

@@ -3,6 +3,7 @@
 
 namespace kms::cuda {
 template AssignPlan planAssign<std::uint16_t>(std::size_t, int, int, const DeviceLimits&);
+template AssignPlan planGeneric<std::uint16_t>(std::size_t, const DeviceLimits&);
 template void launchAssign<std::uint16_t>(const AssignPlan&, const AssignArgs<std::uint16_t>&,
                                           cudaStream_t);
 template void launchAccumulate<std::uint16_t>(const AssignPlan&,

@@ -33,29 +33,38 @@ __global__ void gatherKernel(const float* points, int d, const unsigned long lon
   }
 }
 
+/// The weight of point i in the sampling mass: its weight, its count, or 1 (CpuEngine::pointWeight).
+__device__ __forceinline__ float samplingWeight(const float* weights, const std::uint32_t* counts,
+                                                std::size_t i) {
+  if (weights) return weights[i];
+  if (counts) return static_cast<float>(counts[i]);
+  return 1.0f;
+}
+
 /// Sampling mass of point i at step j, after its nearest centroid was updated.
 template <typename LabelT>
-__device__ float plusPlusMass(const float* points, const float* weights, int d,
-                              const float* centroids, int j, const LabelT* nearest, std::size_t i) {
-  const float w = weights ? weights[i] : 1.0f;
+__device__ float plusPlusMass(const float* points, const float* weights,
+                              const std::uint32_t* counts, int d, const float* centroids, int j,
+                              const LabelT* nearest, std::size_t i) {
+  const float w = samplingWeight(weights, counts, i);
   if (j == 0) return w;
   const float d2 = exact::squaredDistance(points + i * d,
                                           centroids + static_cast<std::size_t>(nearest[i]) * d, d);
-  return weights ? exact::mul(w, d2) : d2;
+  return (weights || counts) ? exact::mul(w, d2) : d2;
 }
 
 /// Block b owns chunk b. Updates nearest[] with centroid j − 1 and sums the chunk's mass.
 template <typename LabelT>
 __global__ void __launch_bounds__(kThreads)
     plusPlusMassKernel(const float* __restrict__ points, const float* __restrict__ weights,
-                       std::size_t n, int d, const float* __restrict__ centroids, int j,
+                       const std::uint32_t* __restrict__ counts, std::size_t n, int d, const float* __restrict__ centroids, int j,
                        LabelT* nearest, double* chunk_sums) {
   const std::size_t begin = blockIdx.x * kSamplingChunk;
   double sum = 0.0;
   for (int r = 0; r < kPerThread; ++r) {
     const std::size_t i = begin + r * kThreads + threadIdx.x;
     if (i >= n) break;
-    const float w = weights ? weights[i] : 1.0f;
+    const float w = samplingWeight(weights, counts, i);
     float mass = w;
     if (j >= 1) {
       // D² = distance to the nearest chosen centroid; the same value plusPlusMass recomputes.
@@ -71,7 +80,7 @@ __global__ void __launch_bounds__(kThreads)
         else
           d2 = dc;
       }
-      mass = weights ? exact::mul(w, d2) : d2;
+      mass = (weights || counts) ? exact::mul(w, d2) : d2;
     }
     sum += mass;
   }
@@ -86,7 +95,7 @@ __global__ void __launch_bounds__(kThreads)
 template <typename LabelT>
 __global__ void __launch_bounds__(kPickThreads)
     plusPlusPickKernel(const float* __restrict__ points, const float* __restrict__ weights,
-                       std::size_t n, int d, float* centroids, int j, double u,
+                       const std::uint32_t* __restrict__ counts, std::size_t n, int d, float* centroids, int j, double u,
                        const LabelT* __restrict__ nearest, const double* __restrict__ chunk_sums,
                        int chunks) {
   __shared__ long long chunk;
@@ -129,7 +138,7 @@ __global__ void __launch_bounds__(kPickThreads)
     double own = 0.0;
     for (int r = 0; r < kPickPerThread; ++r) {
       const std::size_t i = i0 + r;
-      mass[r] = i < n ? plusPlusMass(points, weights, d, centroids, j, nearest, i) : 0.0f;
+      mass[r] = i < n ? plusPlusMass(points, weights, counts, d, centroids, j, nearest, i) : 0.0f;
       own += mass[r];
     }
     using Scan = cub::BlockScan<double, kPickThreads>;
@@ -177,22 +186,23 @@ std::size_t plusPlusChunks(std::size_t n) {
 }
 
 template <typename LabelT>
-void launchPlusPlusStep(const float* points, const float* weights, std::size_t n, int d,
-                        float* centroids, int j, double u, LabelT* nearest, double* chunk_sums,
-                        cudaStream_t stream) {
+void launchPlusPlusStep(const float* points, const float* weights, const std::uint32_t* counts,
+                        std::size_t n, int d, float* centroids, int j, double u, LabelT* nearest,
+                        double* chunk_sums, cudaStream_t stream) {
   const int chunks = static_cast<int>(plusPlusChunks(n));
-  plusPlusMassKernel<LabelT>
-      <<<chunks, kThreads, 0, stream>>>(points, weights, n, d, centroids, j, nearest, chunk_sums);
+  plusPlusMassKernel<LabelT><<<chunks, kThreads, 0, stream>>>(points, weights, counts, n, d,
+                                                              centroids, j, nearest, chunk_sums);
   KMS_CHECK_LAUNCH();
-  plusPlusPickKernel<LabelT><<<1, kPickThreads, 0, stream>>>(points, weights, n, d, centroids, j, u,
-                                                             nearest, chunk_sums, chunks);
+  plusPlusPickKernel<LabelT><<<1, kPickThreads, 0, stream>>>(
+      points, weights, counts, n, d, centroids, j, u, nearest, chunk_sums, chunks);
   KMS_CHECK_LAUNCH();
 }
 
-template void launchPlusPlusStep<std::uint8_t>(const float*, const float*, std::size_t, int, float*,
-                                               int, double, std::uint8_t*, double*, cudaStream_t);
-template void launchPlusPlusStep<std::uint16_t>(const float*, const float*, std::size_t, int,
-                                                float*, int, double, std::uint16_t*, double*,
-                                                cudaStream_t);
+template void launchPlusPlusStep<std::uint8_t>(const float*, const float*, const std::uint32_t*,
+                                               std::size_t, int, float*, int, double,
+                                               std::uint8_t*, double*, cudaStream_t);
+template void launchPlusPlusStep<std::uint16_t>(const float*, const float*, const std::uint32_t*,
+                                                std::size_t, int, float*, int, double,
+                                                std::uint16_t*, double*, cudaStream_t);
 
 }  // namespace kms::cuda

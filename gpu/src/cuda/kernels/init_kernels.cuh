@@ -22,9 +22,11 @@ std::size_t plusPlusChunks(std::size_t n);
 
 /// One k-means++ step j: update each point's nearest chosen centroid with centroid j − 1 (j ≥ 1),
 /// sum the sampling mass p = w·D² (p = w at j = 0) per chunk into chunk_sums, then draw
-/// centroid j with the uniform number u and write it into centroids[j].
+/// centroid j with the uniform number u and write it into centroids[j]. w is the weight, the
+/// count (as a float) or 1; at most one of weights and counts is set.
 template <typename LabelT>
-void launchPlusPlusStep(const float* points, const float* weights, std::size_t n, int d,
+void launchPlusPlusStep(const float* points, const float* weights, const std::uint32_t* counts,
+                        std::size_t n, int d,
                         float* centroids, int j, double u, LabelT* nearest, double* chunk_sums,
                         cudaStream_t stream);
 

@@ -6,6 +6,7 @@
 #include "common/exact_math.h"
 #include "cuda/cuda_check.cuh"
 #include "cuda/kernels/block_sums.cuh"
+#include "cuda/kernels/iteration_common.cuh"
 #include "cuda/kernels/iteration_kernels.cuh"
 
 namespace kms::cuda {
@@ -15,14 +16,6 @@ constexpr int kReduceThreads = 256;  // 8 warps × 32 columns
 constexpr int kReduceSlices = 8;     // row slices per column block (grid.y)
 constexpr int kUpdateThreads = 256;
 constexpr int kFarthestThreads = 256;
-
-/// max() as a reduction operator (CCCL 3 dropped cub::Max).
-struct MaxOf {
-  template <typename T>
-  __device__ __forceinline__ T operator()(const T& a, const T& b) const {
-    return a < b ? b : a;
-  }
-};
 
 /// Column blocks: lane = column, the 8 warps split this slice's rows; the warps' partial sums
 /// meet in shared memory in a fixed order and the slice adds its total to `totals` with one
@@ -69,27 +62,6 @@ __global__ void __launch_bounds__(kReduceThreads)
       atomicAdd(reinterpret_cast<unsigned long long*>(totals + column),
                 static_cast<unsigned long long>(total));
   }
-}
-
-/// The convergence test and the report (one thread). `iteration` is the 1-based number of the
-/// iteration being reported.
-__device__ void finalizeIteration(IterationScalars* s, IterationReport* report,
-                                  const UpdateParams& p, int iteration) {
-  const float shift = __uint_as_float(s->max_shift_bits);
-  const bool converged = passesConvergenceTest(s->changed, p.n, shift, p.scale, p.tolerance);
-  s->converged = converged ? 1 : 0;
-  report->inertia = s->inertia;
-  report->changed = s->changed;
-  report->max_shift = shift;
-  report->empty_count = s->empty_count;
-  report->converged = s->converged;
-  report->iteration = iteration;
-  // No system fence needed: the host reads the mapped report only after an event that follows
-  // this kernel's completion, which makes its writes visible.
-}
-
-__device__ float clusterShift(const float* a, const float* b, int d) {
-  return sqrtf(exact::squaredDistance(a, b, d));
 }
 
 __global__ void __launch_bounds__(kUpdateThreads)
@@ -148,55 +120,144 @@ __global__ void listEmptiesKernel(const unsigned char* flags, int k, int* list) 
     if (flags[j]) list[m++] = j;
 }
 
-/// Key of point i: larger for farther points, and for the lower index among equal distances.
-__device__ __forceinline__ unsigned long long farthestKey(float dist, std::size_t i) {
-  return (static_cast<unsigned long long>(__float_as_uint(dist)) << 32) |
-         (0xffffffffull - static_cast<unsigned long long>(i));
+// Picks are ordered by (distance to the assigned centroid, descending; centred coordinates,
+// lexicographically ascending) — the CPU backend's order (CpuEngine::farthestPoints), which
+// never looks at indices, so equal positions are one candidate. Round e looks only strictly
+// below pick e − 1 in that order, which excludes every earlier pick and its duplicates without
+// a list. A pick is stored as (distance bits << 32 | point index); kNoPick when none is left.
+constexpr unsigned long long kNoPick = ~0ull;
+
+__device__ __forceinline__ float pointDistance(const float* points, int d, const float* centroids,
+                                               const void* labels, bool wide, std::size_t i) {
+  const int label = wide ? static_cast<const std::uint16_t*>(labels)[i]
+                         : static_cast<const std::uint8_t*>(labels)[i];
+  return exact::squaredDistance(points + i * d, centroids + static_cast<std::size_t>(label) * d,
+                                d);
 }
 
-/// Per-block largest key below `bound` (keys already picked are ≥ bound, so each round finds
-/// the next farthest point without an exclusion list).
-template <typename LabelT>
+/// −1, 0 or 1: the lexicographic order of points i and j's coordinates.
+__device__ __forceinline__ int compareCoordinates(const float* points, int d, std::size_t i,
+                                                  std::size_t j) {
+  for (int c = 0; c < d; ++c) {
+    const float u = points[i * d + c], v = points[j * d + c];
+    if (u != v) return u < v ? -1 : 1;
+  }
+  return 0;
+}
+
+/// Whether point i (at distance `dist`) comes strictly after the previous pick.
+__device__ __forceinline__ bool afterPick(const float* points, int d, std::size_t i, float dist,
+                                          const unsigned long long* previous) {
+  if (previous == nullptr) return true;
+  const unsigned long long pick = *previous;
+  if (pick == kNoPick) return false;
+  const float pick_dist = __uint_as_float(static_cast<unsigned>(pick >> 32));
+  if (dist != pick_dist) return dist < pick_dist;
+  return compareCoordinates(points, d, i, pick & 0xffffffffull) > 0;
+}
+
+/// Phase 1 of a round: per block, the largest distance after the previous pick, as bits + 1
+/// (0 when the block has no candidate).
 __global__ void __launch_bounds__(kFarthestThreads)
-    farthestKernel(const float* __restrict__ points, std::size_t n, int d,
-                   const LabelT* __restrict__ labels, const float* __restrict__ centroids,
-                   const unsigned long long* previous_pick, unsigned long long* block_keys) {
-  const unsigned long long bound = previous_pick ? *previous_pick : ~0ull;
+    farthestDistanceKernel(const float* __restrict__ points, std::size_t n, int d,
+                           const void* labels, bool wide, const float* __restrict__ centroids,
+                           const unsigned long long* previous, unsigned long long* block_keys) {
   unsigned long long best = 0;
   for (std::size_t i = blockIdx.x * static_cast<std::size_t>(kFarthestThreads) + threadIdx.x; i < n;
        i += static_cast<std::size_t>(gridDim.x) * kFarthestThreads) {
-    const float dist = exact::squaredDistance(
-        points + i * d, centroids + static_cast<std::size_t>(labels[i]) * d, d);
-    const unsigned long long key = farthestKey(dist, i);
-    if (key < bound && key > best) best = key;
+    const float dist = pointDistance(points, d, centroids, labels, wide, i);
+    if (afterPick(points, d, i, dist, previous))
+      best = max(best, static_cast<unsigned long long>(__float_as_uint(dist)) + 1);
   }
   using Reduce = cub::BlockReduce<unsigned long long, kFarthestThreads>;
   __shared__ typename Reduce::TempStorage temp;
-  const unsigned long long block_best = Reduce(temp).Reduce(best, MaxOf{});
-  if (threadIdx.x == 0) block_keys[blockIdx.x] = block_best;
+  const unsigned long long top = Reduce(temp).Reduce(best, MaxOf{});
+  if (threadIdx.x == 0) block_keys[blockIdx.x] = top;
 }
 
-/// Picks the best block key, records it and moves empty cluster `list[e]` onto that point.
+/// The largest block distance becomes the round's distance: pick = (bits << 32 | 0xffffffff)
+/// until phase 2 names the point, or kNoPick.
 __global__ void __launch_bounds__(kFarthestThreads)
-    pickFarthestKernel(const unsigned long long* block_keys, int blocks, unsigned long long* picked,
-                       int e, const int* list, const float* points, int d, float* new_centroids) {
+    pickDistanceKernel(const unsigned long long* block_keys, int blocks,
+                       unsigned long long* pick) {
   unsigned long long best = 0;
   for (int b = threadIdx.x; b < blocks; b += kFarthestThreads)
     best = max(best, block_keys[b]);
   using Reduce = cub::BlockReduce<unsigned long long, kFarthestThreads>;
   __shared__ typename Reduce::TempStorage temp;
-  __shared__ unsigned long long chosen;
   const unsigned long long top = Reduce(temp).Reduce(best, MaxOf{});
+  if (threadIdx.x == 0) *pick = top == 0 ? kNoPick : ((top - 1) << 32) | 0xffffffffull;
+}
+
+/// Of candidates i and j (index, or −1 for none), the one that comes first: the smaller
+/// coordinates, then the lower index (equal coordinates are the same position; the index only
+/// makes the choice deterministic).
+__device__ __forceinline__ long long firstOf(const float* points, int d, long long i, long long j) {
+  if (i < 0) return j;
+  if (j < 0) return i;
+  const int order = compareCoordinates(points, d, static_cast<std::size_t>(i),
+                                       static_cast<std::size_t>(j));
+  if (order != 0) return order < 0 ? i : j;
+  return i < j ? i : j;
+}
+
+/// Block-wide firstOf in a fixed tree; the result is valid in thread 0.
+__device__ long long blockFirstOf(const float* points, int d, long long mine) {
+  __shared__ long long slots[kFarthestThreads];
+  slots[threadIdx.x] = mine;
+  __syncthreads();
+  for (int stride = kFarthestThreads / 2; stride > 0; stride >>= 1) {
+    if (static_cast<int>(threadIdx.x) < stride)
+      slots[threadIdx.x] = firstOf(points, d, slots[threadIdx.x], slots[threadIdx.x + stride]);
+    __syncthreads();
+  }
+  return slots[0];
+}
+
+/// Phase 2: per block, the first position (by coordinates) at the round's distance.
+__global__ void __launch_bounds__(kFarthestThreads)
+    farthestPositionKernel(const float* __restrict__ points, std::size_t n, int d,
+                           const void* labels, bool wide, const float* __restrict__ centroids,
+                           const unsigned long long* previous, const unsigned long long* pick,
+                           unsigned long long* block_keys) {
+  const unsigned long long current = *pick;
+  long long best = -1;
+  if (current != kNoPick) {
+    const float target = __uint_as_float(static_cast<unsigned>(current >> 32));
+    for (std::size_t i = blockIdx.x * static_cast<std::size_t>(kFarthestThreads) + threadIdx.x;
+         i < n; i += static_cast<std::size_t>(gridDim.x) * kFarthestThreads) {
+      const float dist = pointDistance(points, d, centroids, labels, wide, i);
+      if (dist == target && afterPick(points, d, i, dist, previous))
+        best = firstOf(points, d, best, static_cast<long long>(i));
+    }
+  }
+  const long long top = blockFirstOf(points, d, best);
+  if (threadIdx.x == 0) block_keys[blockIdx.x] = static_cast<unsigned long long>(top);
+}
+
+/// Names the round's point and moves empty cluster list[e] onto it (−0 becomes +0, so equal
+/// positions give equal centroids, as on the CPU).
+__global__ void __launch_bounds__(kFarthestThreads)
+    pickPositionKernel(const unsigned long long* block_keys, int blocks, unsigned long long* pick,
+                       const int* list, int e, const float* points, int d,
+                       float* new_centroids) {
+  long long best = -1;
+  if (*pick != kNoPick)
+    for (int b = threadIdx.x; b < blocks; b += kFarthestThreads)
+      best = firstOf(points, d, best, static_cast<long long>(block_keys[b]));
+  const long long chosen = blockFirstOf(points, d, best);
+  __shared__ long long shared_chosen;
   if (threadIdx.x == 0) {
-    chosen = top;
-    picked[e] = top;
+    shared_chosen = chosen;
+    *pick = chosen < 0 ? kNoPick
+                       : (*pick & 0xffffffff00000000ull) | static_cast<unsigned long long>(chosen);
   }
   __syncthreads();
-  if (chosen == 0) return;  // fewer points than empty clusters: nothing left to take
-  const std::size_t i = 0xffffffffull - (chosen & 0xffffffffull);
+  if (shared_chosen < 0) return;  // fewer positions than empty clusters: the rest keep theirs
+  const std::size_t i = static_cast<std::size_t>(shared_chosen);
   const int j = list[e];
   for (int c = threadIdx.x; c < d; c += kFarthestThreads)
-    new_centroids[static_cast<std::size_t>(j) * d + c] = points[i * d + c];
+    new_centroids[static_cast<std::size_t>(j) * d + c] = exact::add(points[i * d + c], 0.0f);
 }
 
 /// After re-seeding: the largest shift over all clusters, then the report again.
@@ -253,14 +314,21 @@ void launchReseed(const float* points, std::size_t n, const LabelT* labels,
                   int empty_count, cudaStream_t stream) {
   listEmptiesKernel<<<1, 1, 0, stream>>>(empty_flags, params.k, empty_list);
   KMS_CHECK_LAUNCH();
+  const bool wide = sizeof(LabelT) == 2;
   for (int e = 0; e < empty_count; ++e) {
-    // Round e looks only below the key picked in round e − 1 (read on the device).
-    farthestKernel<LabelT><<<key_blocks, kFarthestThreads, 0, stream>>>(
-        points, n, params.d, labels, old_centroids, e > 0 ? picked_keys + (e - 1) : nullptr,
-        block_keys);
+    const unsigned long long* previous = e > 0 ? picked_keys + (e - 1) : nullptr;
+    farthestDistanceKernel<<<key_blocks, kFarthestThreads, 0, stream>>>(
+        points, n, params.d, labels, wide, old_centroids, previous, block_keys);
     KMS_CHECK_LAUNCH();
-    pickFarthestKernel<<<1, kFarthestThreads, 0, stream>>>(
-        block_keys, key_blocks, picked_keys, e, empty_list, points, params.d, new_centroids);
+    pickDistanceKernel<<<1, kFarthestThreads, 0, stream>>>(block_keys, key_blocks,
+                                                           picked_keys + e);
+    KMS_CHECK_LAUNCH();
+    farthestPositionKernel<<<key_blocks, kFarthestThreads, 0, stream>>>(
+        points, n, params.d, labels, wide, old_centroids, previous, picked_keys + e, block_keys);
+    KMS_CHECK_LAUNCH();
+    pickPositionKernel<<<1, kFarthestThreads, 0, stream>>>(block_keys, key_blocks,
+                                                           picked_keys + e, empty_list, e, points,
+                                                           params.d, new_centroids);
     KMS_CHECK_LAUNCH();
   }
   reshiftKernel<<<1, kUpdateThreads, 0, stream>>>(old_centroids, new_centroids, scalars, report,

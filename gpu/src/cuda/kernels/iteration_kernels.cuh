@@ -40,7 +40,7 @@ struct IterationReport {
 struct UpdateParams {
   int k = 0;
   int d = 0;
-  std::size_t n = 0;
+  std::uint64_t n = 0;  ///< points for the convergence test (Σ counts with counts)
   const int* coord_exp = nullptr;  ///< device, d fixed-point exponents
   int weight_exp = 0;
   double scale = 1.0;  ///< data scale for the shift test
@@ -62,9 +62,11 @@ void launchUpdate(const long long* totals, const float* old_centroids, float* ne
                   const UpdateParams& params, cudaStream_t stream);
 
 /// Re-seeds empty clusters (rare path, run only when the report counted empties): the m empty
-/// clusters, ascending, take the m points farthest from their assigned centroid in
-/// `old_centroids`, farthest first, ties to the lower index. Then recomputes the shift and the
-/// report. `block_keys` needs one slot per assignment block of launchFarthest's grid.
+/// clusters, ascending, take the m farthest distinct positions (distance to their assigned
+/// centroid in `old_centroids`), farthest first, ties to the lexicographically smaller
+/// coordinates — EmptyClusterPolicy::ReseedFarthest, as the CPU backend does it. Then
+/// recomputes the shift and the report. `picked_keys` needs m slots, `block_keys` one per
+/// block of farthestBlocks().
 template <typename LabelT>
 void launchReseed(const float* points, std::size_t n, const LabelT* labels,
                   const float* old_centroids, float* new_centroids,

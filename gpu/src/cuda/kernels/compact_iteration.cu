@@ -1,0 +1,84 @@
+#include "cuda/kernels/compact_iteration.cuh"
+
+#include <algorithm>
+#include <cstdlib>
+
+#include "cuda/cuda_check.cuh"
+#include "cuda/kernels/compact_kernel.cuh"
+
+namespace kms::cuda {
+namespace {
+
+/// Resident blocks per multiprocessor the grid is sized for: enough warps to hide latency,
+/// few enough that the blocks' flushes of their sums into the k·(d+1) totals (one global
+/// atomic per non-zero sum) stay cheap.
+constexpr int kCompactBlocksPerSm = 2;
+
+std::size_t compactSharedBytes(int d, int k, int D) {
+  return static_cast<std::size_t>(k) * centroidRow(D) * sizeof(float) +
+         2 * static_cast<std::size_t>(k) * (d + 1) * sizeof(unsigned);
+}
+
+/// Calls f.template operator()<D>() for the compiled D ≥ d.
+template <typename F>
+void withCompactDim(int d, F&& f) {
+  // clang-format off
+  switch (d) {
+    case 1: f.template operator()<1>(); break;
+    case 2: f.template operator()<2>(); break;
+    case 3: f.template operator()<3>(); break;
+    default: f.template operator()<4>(); break;
+  }
+  // clang-format on
+}
+
+}  // namespace
+
+bool fitsCompactKernel(int d, int k) {
+  return d >= 1 && d <= kCompactMaxD && k >= 1 && k <= kCompactMaxK;
+}
+
+template <typename LabelT>
+AssignPlan planCompact(std::size_t n, int d, int k, const DeviceLimits& limits) {
+  AssignPlan plan;
+  plan.compact = true;
+  plan.template_dim = std::min(d, kCompactMaxD);
+  plan.threads = kCompactThreads;
+  plan.per_block_sums = false;
+  plan.shared_bytes = compactSharedBytes(d, k, plan.template_dim);
+  int per_sm = 0;
+  withCompactDim(d, [&]<int D>() {
+    auto kernel = compactIterationKernel<D, LabelT>;
+    KMS_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                        static_cast<int>(plan.shared_bytes)));
+    KMS_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kCompactThreads,
+                                                                 plan.shared_bytes));
+  });
+  const std::size_t needed = (n + kCompactThreads - 1) / kCompactThreads;
+  const int resident = std::max(1, std::min(per_sm, kCompactBlocksPerSm));
+  plan.blocks = static_cast<int>(std::max<std::size_t>(
+      1, std::min<std::size_t>(needed,
+                               static_cast<std::size_t>(limits.multiprocessors) * resident)));
+  return plan;
+}
+
+template <typename LabelT>
+void launchCompactIteration(const AssignPlan& plan, const CompactArgs<LabelT>& args,
+                            cudaStream_t stream) {
+  withCompactDim(args.d, [&]<int D>() {
+    compactIterationKernel<D, LabelT>
+        <<<plan.blocks, kCompactThreads, plan.shared_bytes, stream>>>(args);
+  });
+  KMS_CHECK_LAUNCH();
+}
+
+template AssignPlan planCompact<std::uint8_t>(std::size_t, int, int, const DeviceLimits&);
+template AssignPlan planCompact<std::uint16_t>(std::size_t, int, int, const DeviceLimits&);
+template void launchCompactIteration<std::uint8_t>(const AssignPlan&,
+                                                   const CompactArgs<std::uint8_t>&,
+                                                   cudaStream_t);
+template void launchCompactIteration<std::uint16_t>(const AssignPlan&,
+                                                    const CompactArgs<std::uint16_t>&,
+                                                    cudaStream_t);
+
+}  // namespace kms::cuda

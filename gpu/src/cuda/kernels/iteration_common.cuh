@@ -1,0 +1,40 @@
+// Device pieces shared by the update stage and the fused compact-data iteration: the
+// convergence test with the report, the centroid shift, and a max operator for CUB.
+#pragma once
+
+#include "common/convergence.h"
+#include "common/exact_math.h"
+#include "cuda/kernels/iteration_kernels.cuh"
+
+namespace kms::cuda {
+
+/// max() as a reduction operator (CCCL 3 dropped cub::Max).
+struct MaxOf {
+  template <typename T>
+  __device__ __forceinline__ T operator()(const T& a, const T& b) const {
+    return a < b ? b : a;
+  }
+};
+
+/// The convergence test and the report (one thread). `iteration` is the 1-based number of the
+/// iteration being reported.
+__device__ __forceinline__ void finalizeIteration(IterationScalars* s, IterationReport* report,
+                                                  const UpdateParams& p, int iteration) {
+  const float shift = __uint_as_float(s->max_shift_bits);
+  const bool converged = passesConvergenceTest(s->changed, p.n, shift, p.scale, p.tolerance);
+  s->converged = converged ? 1 : 0;
+  report->inertia = s->inertia;
+  report->changed = s->changed;
+  report->max_shift = shift;
+  report->empty_count = s->empty_count;
+  report->converged = s->converged;
+  report->iteration = iteration;
+  // No system fence needed: the host reads the mapped report only after an event that follows
+  // the kernel's completion, which makes its writes visible.
+}
+
+__device__ __forceinline__ float clusterShift(const float* a, const float* b, int d) {
+  return sqrtf(exact::squaredDistance(a, b, d));
+}
+
+}  // namespace kms::cuda
