@@ -1,8 +1,11 @@
 #include "bench_cases.h"
 
 #include <cmath>
+#include <fstream>
 #include <random>
+#include <stdexcept>
 
+#include "kmeans/compact.h"
 #include "synthetic_photo.h"
 
 namespace kms::bench {
@@ -28,26 +31,78 @@ std::vector<float> gaussianMixture(std::size_t n, int d, int groups, std::uint64
 
 }  // namespace
 
-std::vector<BenchCase> benchCases(bool quick) {
+Photo readPpm(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error(path + ": cannot open");
+  std::string magic;
+  int width = 0, height = 0, max = 0;
+  in >> magic >> width >> height >> max;
+  in.get();  // the single whitespace before the pixels
+  if (magic != "P6" || width <= 0 || height <= 0 || max != 255)
+    throw std::runtime_error(path + ": not an 8-bit binary PPM (P6)");
+  Photo photo;
+  photo.name = path.substr(path.find_last_of('/') + 1);
+  photo.width = width;
+  photo.height = height;
+  const std::size_t n = std::size_t(width) * std::size_t(height);
+  std::vector<unsigned char> rgb(n * 3);
+  if (!in.read(reinterpret_cast<char*>(rgb.data()), std::streamsize(rgb.size())))
+    throw std::runtime_error(path + ": truncated pixel data");
+  photo.pixels.resize(n);
+  for (std::size_t i = 0; i < n; ++i)
+    photo.pixels[i] = 0xff000000u | std::uint32_t(rgb[3 * i]) << 16 |
+                      std::uint32_t(rgb[3 * i + 1]) << 8 | rgb[3 * i + 2];
+  return photo;
+}
+
+std::vector<BenchCase> benchCases(bool quick, const Photo* photo) {
   const std::size_t side = quick ? 512 : 4096;
   const std::size_t million = quick ? 65536 : 1048576;
-  const std::string photo = "photo " + std::to_string(side) + "², d=3";
-  return {
-      {photo + ", k=16", "photo", side * side, 3, 16, 0.10, true},
-      {photo + ", k=64", "photo", side * side, 3, 64, 0.25, false},
-      {photo + ", k=256", "photo", side * side, 3, 256, 0.80, false},
+  const std::string synthetic = "photo " + std::to_string(side) + "², d=3";
+  std::vector<BenchCase> cases = {
+      {synthetic + ", k=16", "photo", side * side, 3, 16, 0.10, true},
+      {synthetic + ", k=64", "photo", side * side, 3, 64, 0.25, false},
+      {synthetic + ", k=256", "photo", side * side, 3, 256, 0.80, false},
       {std::to_string(million) + " pts, d=1, k=16", "mix-d1", million, 1, 16, 0.015, true},
       {std::to_string(million) + " pts, d=64, k=256", "mix-d64", million, 64, 256, 1.0, quick},
       {"17695 pts, d=9, k=128", "mix-d9", 17695, 9, 128, 0.05, true},
   };
+  if (photo) {
+    const std::size_t n = photo->pixels.size();
+    const std::size_t distinct = distinctColours(photo->pixels.data(), n).rows();
+    const std::string size = std::to_string(photo->width) + "×" + std::to_string(photo->height);
+    for (int k : {16, 64, 256})
+      cases.push_back({"real photo " + size + " per pixel, k=" + std::to_string(k), "real-pixels",
+                       n, 3, k, 0.0, k == 16});
+    for (int k : {16, 64, 256})
+      cases.push_back({"real photo " + size + ", " + std::to_string(distinct) +
+                           " distinct colours, k=" + std::to_string(k),
+                       "real-distinct", distinct, 3, k, k == 16 ? 0.01 : 0.0, true, true});
+  }
+  return cases;
 }
 
-std::vector<float> benchData(const BenchCase& c) {
+BenchData benchData(const BenchCase& c, const Photo* photo) {
+  BenchData data;
   if (c.data_key == "photo") {
     const int side = static_cast<int>(std::lround(std::sqrt(static_cast<double>(c.n))));
-    return synthetic::syntheticPhoto(side, side, 7);
+    data.values = synthetic::syntheticPhoto(side, side, 7);
+  } else if (c.data_key == "real-pixels" && photo) {
+    data.values.resize(photo->pixels.size() * 3);
+    for (std::size_t i = 0; i < photo->pixels.size(); ++i)
+      for (int ch = 0; ch < 3; ++ch)
+        data.values[3 * i + ch] = float((photo->pixels[i] >> (16 - 8 * ch)) & 0xffu) / 255.0f;
+  } else if (c.data_key == "real-distinct" && photo) {
+    DistinctColours colours = distinctColours(photo->pixels.data(), photo->pixels.size());
+    data.values.resize(colours.rows() * 3);
+    for (std::size_t r = 0; r < colours.rows(); ++r)
+      for (int ch = 0; ch < 3; ++ch)
+        data.values[3 * r + ch] = float((colours.keys[r] >> (16 - 8 * ch)) & 0xffu) / 255.0f;
+    data.counts = std::move(colours.counts);
+  } else {
+    data.values = gaussianMixture(c.n, c.d, c.d == 1 ? 24 : 2 * c.k, 1000 + c.d);
   }
-  return gaussianMixture(c.n, c.d, c.d == 1 ? 24 : 2 * c.k, 1000 + c.d);
+  return data;
 }
 
 }  // namespace kms::bench

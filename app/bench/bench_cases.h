@@ -1,6 +1,7 @@
 // The benchmark cases of kmeans-bench and the data they run on.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -10,17 +11,36 @@ namespace kms::bench {
 struct BenchCase {
   std::string name;      ///< e.g. "photo 4096², d=3, k=16"
   std::string data_key;  ///< cases with the same key share one data set
-  std::size_t n = 0;
+  std::size_t n = 0;     ///< points (rows) the engine clusters
   int d = 0;
   int k = 0;
   double target_ms = 0.0;  ///< per-iteration target on an H100/H200 (0 = none)
   bool run_cpu = false;    ///< also time the CPU backend
+  bool compact = false;    ///< the rows are distinct colours with pixel counts
 };
 
-/// The cases of the issue (full size), or scaled-down ones for a quick smoke run.
-std::vector<BenchCase> benchCases(bool quick);
+/// A case's data: n × d values, and counts for compact cases.
+struct BenchData {
+  std::vector<float> values;
+  std::vector<std::uint32_t> counts;
+};
 
-/// The data of a case: a photo-like image for "photo", Gaussian mixtures otherwise.
-std::vector<float> benchData(const BenchCase& c);
+/// A real photograph's pixels, 0xAARRGGBB (alpha 255), read from a binary PPM (P6, 8-bit).
+struct Photo {
+  std::string name;
+  int width = 0, height = 0;
+  std::vector<std::uint32_t> pixels;
+};
+
+/// Reads a binary PPM; throws std::runtime_error naming the file and the problem.
+Photo readPpm(const std::string& path);
+
+/// The cases of the issue (full size), or scaled-down ones for a quick smoke run; with a photo,
+/// also its pixels one by one and its distinct colours with their counts.
+std::vector<BenchCase> benchCases(bool quick, const Photo* photo = nullptr);
+
+/// The data of a case: a photo-like image for "photo", the real photo's pixels or distinct
+/// colours for "real-pixels" / "real-distinct", Gaussian mixtures otherwise.
+BenchData benchData(const BenchCase& c, const Photo* photo = nullptr);
 
 }  // namespace kms::bench

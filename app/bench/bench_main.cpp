@@ -3,7 +3,10 @@
 // docs/benchmarks.md with the device name.
 //
 //   kmeans-bench [--quick] [--iterations N] [--warmup N] [--cpu-iterations N] [--no-gpu]
-//                [--no-cpu] [--only SUBSTRING] [--markdown FILE]
+//                [--no-cpu] [--only SUBSTRING] [--markdown FILE] [--photo FILE.ppm]
+//
+// With --photo, a real photograph (binary PPM) adds cases on its pixels one by one and on its
+// distinct colours with their counts, and the time to compact it (CPU and GPU).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -20,6 +23,7 @@
 
 #include "bench_cases.h"
 #include "kmeans/backend.h"
+#include "kmeans/compact.h"
 #include "kmeans/device_ceilings.h"
 #include "kmeans/errors.h"
 
@@ -36,6 +40,7 @@ struct Options {
   int cpu_iterations = 5;
   std::string markdown;
   std::string only;  // run only cases whose name contains this
+  std::string photo;  // binary PPM of a real photograph
 };
 
 struct Result {
@@ -52,9 +57,10 @@ double median(std::vector<double> v) {
   return v.empty() ? 0.0 : v[v.size() / 2];
 }
 
-Result timeEngine(kms::Engine& engine, const BenchCase& c, const std::vector<float>& data,
+Result timeEngine(kms::Engine& engine, const BenchCase& c, const kms::bench::BenchData& data,
                   int warmup, int iterations) {
-  engine.setData(kms::DataView{data.data(), c.n, c.d, nullptr});
+  engine.setData(kms::DataView{data.values.data(), c.n, c.d, nullptr,
+                               data.counts.empty() ? nullptr : data.counts.data()});
   kms::KMeansConfig config;
   config.k = c.k;
   config.init = kms::InitMethod::Random;
@@ -120,10 +126,12 @@ Options parse(int argc, char** argv) {
       o.markdown = next();
     else if (a == "--only")
       o.only = next();
+    else if (a == "--photo")
+      o.photo = next();
     else if (a == "--help" || a == "-h") {
       std::printf(
           "usage: kmeans-bench [--quick] [--iterations N] [--warmup N] [--cpu-iterations N] "
-          "[--no-gpu] [--no-cpu] [--only SUBSTRING] [--markdown FILE]\n");
+          "[--no-gpu] [--no-cpu] [--only SUBSTRING] [--markdown FILE] [--photo FILE.ppm]\n");
       std::exit(0);
     } else {
       std::fprintf(stderr, "kmeans-bench: unknown option %s\n", a.c_str());
@@ -136,6 +144,39 @@ Options parse(int argc, char** argv) {
     o.cpu_iterations = std::min(o.cpu_iterations, 2);
   }
   return o;
+}
+
+/// Time to compact the photo's pixels: CPU on every hardware thread (steady clock) and GPU
+/// (device work by CUDA events, and the whole call with its transfers), medians of `runs`.
+std::string timeCompaction(const kms::bench::Photo& photo, bool gpu, int runs) {
+  const std::size_t n = photo.pixels.size();
+  std::vector<double> cpu_ms, device_ms, call_ms;
+  std::size_t rows = 0;
+  for (int r = 0; r < runs; ++r) {
+    const auto t0 = std::chrono::steady_clock::now();
+    rows = kms::distinctColours(photo.pixels.data(), n).rows();
+    cpu_ms.push_back(
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+  }
+  for (int r = 0; gpu && r < runs + 1; ++r) {
+    double ms = 0.0;
+    const auto t0 = std::chrono::steady_clock::now();
+    kms::distinctColoursOnDevice(photo.pixels.data(), n, 0, &ms);
+    const double call =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    if (r == 0) continue;  // the first call pays for the CUDA context and module loading
+    device_ms.push_back(ms);
+    call_ms.push_back(call);
+  }
+  std::ostringstream out;
+  out << "Compaction of " << photo.name << " (" << photo.width << "×" << photo.height << ", "
+      << n << " pixels → " << rows << " distinct colours): CPU " << fmt("%.1f", median(cpu_ms))
+      << " ms on " << std::max(1u, std::thread::hardware_concurrency()) << " threads";
+  if (gpu)
+    out << "; GPU " << fmt("%.3f", median(device_ms)) << " ms on the device ("
+        << fmt("%.1f", median(call_ms)) << " ms with the copies in and out)";
+  out << "; medians of " << runs << " runs\n";
+  return out.str();
 }
 
 }  // namespace
@@ -161,11 +202,24 @@ int main(int argc, char** argv) {
   table << "| case | backend | ms/iter (median) | min | assign | reduce | update | step() wall | "
            "floor ms | % of floor | target | \n";
   table << "|---|---|---|---|---|---|---|---|---|---|---|\n";
-  std::map<std::string, std::vector<float>> data_sets;
-  for (const BenchCase& c : kms::bench::benchCases(opt.quick)) {
+  std::optional<kms::bench::Photo> photo;
+  std::string compaction;
+  if (!opt.photo.empty()) {
+    try {
+      photo = kms::bench::readPpm(opt.photo);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "kmeans-bench: %s\n", e.what());
+      return 2;
+    }
+    compaction = timeCompaction(*photo, ceilings.has_value(), 5);
+    std::printf("%s\n", compaction.c_str());
+  }
+  const kms::bench::Photo* photo_ptr = photo ? &*photo : nullptr;
+  std::map<std::string, kms::bench::BenchData> data_sets;
+  for (const BenchCase& c : kms::bench::benchCases(opt.quick, photo_ptr)) {
     if (!opt.only.empty() && c.name.find(opt.only) == std::string::npos) continue;
-    if (!data_sets.count(c.data_key)) data_sets[c.data_key] = kms::bench::benchData(c);
-    const std::vector<float>& data = data_sets[c.data_key];
+    if (!data_sets.count(c.data_key)) data_sets[c.data_key] = kms::bench::benchData(c, photo_ptr);
+    const kms::bench::BenchData& data = data_sets[c.data_key];
     std::vector<Result> results;
     try {
       if (ceilings) {
@@ -184,7 +238,8 @@ int main(int argc, char** argv) {
       // Floors: the points must be read once (memory), and n·k·d FMAs must be done (compute).
       std::string floor_ms = "–", fraction = "–";
       if (r.backend == "cuda" && ceilings) {
-        const double bytes = double(c.n) * c.d * sizeof(float);
+        const double bytes =
+            double(c.n) * (c.d * sizeof(float) + (c.compact ? sizeof(std::uint32_t) : 0));
         const double memory_ms = bytes / (ceilings->copy_gbs * 1e9) * 1e3;
         const double compute_ms =
             2.0 * double(c.n) * c.k * c.d / (ceilings->fp32_gflops * 1e9) * 1e3;
@@ -216,7 +271,7 @@ int main(int argc, char** argv) {
           << fmt("%.1f", ceilings->fp32_gflops / 1000) << " TFLOP/s";
     out << "; CPU: " << cpu_threads << " threads; " << opt.iterations << " timed iterations after "
         << opt.warmup << " warm-up (CPU: " << opt.cpu_iterations << ")\n\n"
-        << table.str();
+        << compaction << (compaction.empty() ? "" : "\n") << table.str();
     if (!out) {
       std::fprintf(stderr, "kmeans-bench: cannot write %s\n", opt.markdown.c_str());
       return 4;

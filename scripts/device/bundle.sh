@@ -13,7 +13,13 @@ cmake --build build-device
 rm -rf device-bundle
 mkdir -p device-bundle
 cp build-device/tests/gpu_tests build-device/tests/engine_tests build-device/app/bench/kmeans-bench \
-  scripts/device/gpu-checks.sh device-bundle/
+  scripts/device/gpu-checks.sh scripts/device/photo_vs_pytorch.py device-bundle/
+strip device-bundle/gpu_tests device-bundle/engine_tests device-bundle/kmeans-bench
+# Real photographs for the photo benchmark (any JPEG in $KMS_BENCH_PHOTOS).
+if [ -n "${KMS_BENCH_PHOTOS:-}" ]; then
+  mkdir -p device-bundle/photos
+  cp $KMS_BENCH_PHOTOS device-bundle/photos/
+fi
 if [ "$qt" = ON ]; then
   cp build-device/app/kmeans-studio build-device/app/kmeans-cli device-bundle/
   ../shared/tools/qt-device-bundle.sh device-bundle/qt device-bundle/kmeans-studio device-bundle/kmeans-cli >/dev/null

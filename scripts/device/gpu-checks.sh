@@ -21,13 +21,20 @@ run_bench() {
 }
 run_sanitize() {
   # Small cases only: the sanitizers slow kernels down by orders of magnitude.
-  local filter='Grid/OneStepGpuVersusCpu.*n20*:Grid/OneStepGpuVersusCpu.*k130*:Grid/OneStepGpuVersusCpu.*n200000_d2_k7*:Grid/OneStepGpuVersusCpu.*n200000_d9_k300*:Grid/OneStepGpuVersusCpu.*n200000_d16_k1000*:Blobs/FullRunGpuVersusCpu.*d2_k5*:CudaEngine.EmptyClustersReseedLikeTheCpu:CudaEngine.DuplicatePointsMatchCpu:CudaEngine.KEqualsNGivesZeroInertia:CudaEngine.ErrorsMatchTheCpuBackend:CudaEngine.SnapshotBeforeTheFirstIteration:CudaEngine.DataLargerThanTheDeviceIsAClearError'
+  local filter='Grid/OneStepGpuVersusCpu.*n20*:Grid/OneStepGpuVersusCpu.*k130*:Grid/OneStepGpuVersusCpu.*n200000_d2_k7*:Grid/OneStepGpuVersusCpu.*n200000_d9_k300*:Grid/OneStepGpuVersusCpu.*n200000_d16_k1000*:Blobs/FullRunGpuVersusCpu.*d2_k5*:CudaEngine.EmptyClustersReseedLikeTheCpu:CudaEngine.DuplicatePointsMatchCpu:CudaEngine.KEqualsNGivesZeroInertia:CudaEngine.ErrorsMatchTheCpuBackend:CudaEngine.SnapshotBeforeTheFirstIteration:CudaEngine.DataLargerThanTheDeviceIsAClearError:CudaCounts.NearTiesAreResolvedLikeTheCpu:CudaCounts.ReseedingOfExpandedDataFollowsTheCpuOrder:CudaCounts.SeedingWithCountsMatchesTheCpu:Grid/CompactGpuVersusCpu.*d3_k16_reseed*:Grid/CompactGpuVersusCpu.*d1_k5*:Grid/CompactGpuVersusCpu.*d9_k20*'
   for tool in memcheck racecheck; do
     echo "== compute-sanitizer --tool $tool =="
     timeout 280 compute-sanitizer --tool "$tool" --error-exitcode 9 "$B/gpu_tests" --gtest_brief=1 \
       --gtest_filter="$filter" >"$OUT/sanitize-$tool.log" 2>&1
     echo "exit $? ($(grep -c '^\[       OK \]\|PASSED' "$OUT/sanitize-$tool.log") lines of passes)"
     grep -E "ERROR SUMMARY|RACECHECK SUMMARY|PASSED|FAILED" "$OUT/sanitize-$tool.log" | tail -5
+  done
+}
+run_photo() {
+  # A real photograph against PyTorch's Lloyd on its pixels (scripts/device/photo_vs_pytorch.py).
+  for photo in "$B"/photos/*.jpg; do
+    echo "== photo: $(basename "$photo") =="
+    timeout 300 python3 "$B/photo_vs_pytorch.py" "$photo" --bench "$B/kmeans-bench" 2>&1 | tail -40
   done
 }
 run_sass() {
@@ -62,8 +69,8 @@ case "$mode" in
   bench) run_bench ;;
   sanitize) run_sanitize ;;
   profile) run_profile ;;
+  photo) run_photo ;;
   hotspots) run_hotspots "$@" ;;
   all) run_tests; run_bench; run_sass ;;
   final) run_tests; run_bench; run_sanitize ;;
 esac
-/root/.pyenv/libexec/pyenv-hooks: line 24: enable: cannot open shared object /root/.pyenv/libexec/pyenv-realpath.dylib: /root/.pyenv/libexec/pyenv-realpath.dylib: cannot open shared object file: No such file or directory

@@ -57,7 +57,7 @@ class CudaEngine final : public Engine {
   void initPlusPlus();
   template <typename LabelT>
   void planFor();
-  /// The fused iteration of compact data (plan_.compact) with its timing events.
+  /// The iteration of compact data (plan_.compact) with its timing events.
   template <typename LabelT>
   void enqueueCompactIteration(int cur, int in_half, int out_half);
   UpdateParams updateParams() const;
@@ -103,7 +103,8 @@ class CudaEngine final : public Engine {
   int frozen_ = -1;                     // half being copied to the host, or −1
   bool first_iteration_ = true;
   DeviceBuffer<long long> block_sums_, totals_;
-  DeviceBuffer<unsigned> blocks_done_;  // the fused compact kernel's last-block counter
+  DeviceBuffer<float2> bounds_;         // compact kernel: per-row distance bounds
+  DeviceBuffer<float> shifts_;          // compact kernel: per-cluster shifts, then the largest
   DeviceBuffer<double> block_inertia_, chunk_sums_;
   DeviceBuffer<unsigned long long> block_changed_, picked_keys_, farthest_keys_;
   DeviceBuffer<IterationScalars> scalars_;

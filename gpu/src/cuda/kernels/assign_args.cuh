@@ -14,7 +14,7 @@ struct AssignArgs {
   const float* points = nullptr;   ///< n × d, centred on the bounding-box midpoint
   const float* weights = nullptr;  ///< n, or null when unweighted
   /// n multiplicities, or null (never with weights). Only the generic kernel takes counts; the
-  /// fused compact kernel (compact_kernel.cuh) is their fast path.
+  /// compact kernels (compact_kernel.cuh) are their fast path.
   const std::uint32_t* counts = nullptr;
   std::size_t n = 0;
   int d = 0;
@@ -62,7 +62,7 @@ struct AssignPlan {
   std::size_t shared_bytes = 0;
   bool per_block_sums = true;  ///< false: the generic kernel's global integer atomics
   bool tiled = false;          ///< large d: the register-tiled kernel (assign_tiled_kernel.cuh)
-  /// Compact data, d ≤ 4: the whole iteration is one fused kernel (compact_kernel.cuh).
+  /// Compact data, d ≤ 4: the whole iteration is the two compact kernels (compact_kernel.cuh).
   bool compact = false;
   /// Large d: the sums come from a separate accumulateKernel pass with this launch shape.
   bool separate_sums = false;

@@ -15,8 +15,8 @@ namespace kms::cuda {
 template <typename LabelT>
 AssignPlan planAssign(std::size_t n, int d, int k, const DeviceLimits& limits);
 
-/// The generic kernel's plan (any d and k; the one that takes counts besides the fused compact
-/// kernel).
+/// The generic kernel's plan (any d and k; the one that takes counts besides the compact
+/// kernels).
 template <typename LabelT>
 AssignPlan planGeneric(std::size_t n, const DeviceLimits& limits);
 

@@ -1,7 +1,6 @@
 #include "cuda/kernels/compact_iteration.cuh"
 
 #include <algorithm>
-#include <cstdlib>
 
 #include "cuda/cuda_check.cuh"
 #include "cuda/kernels/compact_kernel.cuh"
@@ -9,14 +8,14 @@
 namespace kms::cuda {
 namespace {
 
-/// Resident blocks per multiprocessor the grid is sized for: enough warps to hide latency,
-/// few enough that the blocks' flushes of their sums into the k·(d+1) totals (one global
-/// atomic per non-zero sum) stay cheap.
-constexpr int kCompactBlocksPerSm = 2;
+/// Resident blocks per multiprocessor the grid is sized for (at most): every block that fits,
+/// in one wave.
+constexpr int kCompactBlocksPerSm = 8;
 
 std::size_t compactSharedBytes(int d, int k, int D) {
   return static_cast<std::size_t>(k) * centroidRow(D) * sizeof(float) +
-         2 * static_cast<std::size_t>(k) * (d + 1) * sizeof(unsigned);
+         2 * static_cast<std::size_t>(k) * (d + 1) * sizeof(unsigned) +
+         (static_cast<std::size_t>(k) + 1) * sizeof(float);
 }
 
 /// Calls f.template operator()<D>() for the compiled D ≥ d.
@@ -48,13 +47,14 @@ AssignPlan planCompact(std::size_t n, int d, int k, const DeviceLimits& limits) 
   plan.shared_bytes = compactSharedBytes(d, k, plan.template_dim);
   int per_sm = 0;
   withCompactDim(d, [&]<int D>() {
-    auto kernel = compactIterationKernel<D, LabelT>;
+    auto kernel = compactAssignKernel<D, LabelT>;
     KMS_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                         static_cast<int>(plan.shared_bytes)));
     KMS_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kCompactThreads,
                                                                  plan.shared_bytes));
   });
-  const std::size_t needed = (n + kCompactThreads - 1) / kCompactThreads;
+  const std::size_t batch = static_cast<std::size_t>(kCompactThreads) * kCompactRowsPerThread;
+  const std::size_t needed = (n + batch - 1) / batch;
   const int resident = std::max(1, std::min(per_sm, kCompactBlocksPerSm));
   plan.blocks = static_cast<int>(std::max<std::size_t>(
       1, std::min<std::size_t>(needed,
@@ -66,9 +66,10 @@ template <typename LabelT>
 void launchCompactIteration(const AssignPlan& plan, const CompactArgs<LabelT>& args,
                             cudaStream_t stream) {
   withCompactDim(args.d, [&]<int D>() {
-    compactIterationKernel<D, LabelT>
-        <<<plan.blocks, kCompactThreads, plan.shared_bytes, stream>>>(args);
+    compactAssignKernel<D, LabelT><<<plan.blocks, kCompactThreads, plan.shared_bytes, stream>>>(args);
   });
+  KMS_CHECK_LAUNCH();
+  compactUpdateKernel<LabelT><<<1, kCompactThreads, 0, stream>>>(args);
   KMS_CHECK_LAUNCH();
 }
 

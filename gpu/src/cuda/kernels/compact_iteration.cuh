@@ -1,4 +1,4 @@
-// Planning and launching the fused iteration of compact data (compact_kernel.cuh).
+// Planning and launching the iteration of compact data (compact_kernel.cuh).
 #pragma once
 
 #include <cuda_runtime.h>
@@ -14,16 +14,16 @@ namespace kms::cuda {
 template <typename LabelT>
 struct CompactArgs;
 
-/// Whether compact data of this shape run on the fused kernel (d ≤ 4, k ≤ 1024); other
+/// Whether compact data of this shape run on the compact kernels (d ≤ 4, k ≤ 1024); other
 /// compact data run on the generic kernel, which handles counts too.
 bool fitsCompactKernel(int d, int k);
 
-/// Block count and shared memory for the fused kernel. Throws DeviceError if the runtime
+/// Block count and shared memory of the assignment kernel. Throws DeviceError if the runtime
 /// refuses the configuration.
 template <typename LabelT>
 AssignPlan planCompact(std::size_t n, int d, int k, const DeviceLimits& limits);
 
-/// One fused iteration on `stream` (checks the launch).
+/// One iteration (assignment, then update) on `stream` (checks the launches).
 template <typename LabelT>
 void launchCompactIteration(const AssignPlan& plan, const CompactArgs<LabelT>& args,
                             cudaStream_t stream);

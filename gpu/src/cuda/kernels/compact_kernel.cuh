@@ -1,7 +1,9 @@
-// One whole Lloyd iteration of compact data (distinct values with counts, d ≤ 4) in a single
-// kernel: assignment, exact sums, and — in the last block to finish — the reduction, the update,
-// empty clusters, the shift, the convergence test and the report. An image's distinct colours
-// (a few hundred thousand rows) sit in L2, so one launch per iteration is what it costs.
+// One whole Lloyd iteration of compact data (distinct values with counts, d ≤ 4) in two kernels:
+// the assignment with the exact sums, then one block for the reduction, the update, empty
+// clusters, the shift, the convergence test and the report. An image's distinct colours (a few
+// hundred thousand rows) sit in L2, so the launches are most of what an iteration costs. (A
+// second kernel in the iteration's graph costs about 0.3 µs on an H200; a last-block-done
+// update inside the first, with its fences and counter, about 2.5 µs — measured.)
 //
 // Sums are kept across iterations: the cluster totals k·(d+1) live in global memory for the
 // whole run, and an iteration only moves the rows whose label changed (m·q(x) subtracted from
@@ -10,6 +12,14 @@
 // iteration is the assignment alone. Each block gathers its moves in shared 64-bit accumulators
 // (32-bit words, as in assign_common.cuh) and adds the non-zero ones to the totals with one
 // global atomic each.
+//
+// Most rows need no search either (Hamerly's bounds): each row keeps an upper bound u on the
+// distance to its centroid and a lower bound l on the distance to every other centroid; each
+// update moves u up by its centroid's shift and l down by the largest shift. While u < l the
+// label cannot change, so the row only computes its exact distance (for the inertia). The
+// bounds carry a relative slack (kBoundSlack) far above float rounding, so a row is skipped
+// only when its centroid is nearer than every other by a margin no rounding can close: the
+// label is the one the full search — and the CPU backend — would give.
 #pragma once
 
 #include <cub/block/block_reduce.cuh>
@@ -22,11 +32,14 @@
 namespace kms::cuda {
 
 inline constexpr int kCompactThreads = 256;
-/// The fused kernel stages every centroid in shared memory: k up to this, d up to kCompactMaxD.
+/// The assignment kernel stages every centroid in shared memory: k up to this, d up to
+/// kCompactMaxD.
 inline constexpr int kCompactMaxK = 1024;
 inline constexpr int kCompactMaxD = 4;
+/// Relative slack of the distance bounds (rounding of one float distance is below 1e-6).
+inline constexpr float kBoundSlack = 1e-5f;
 
-/// Everything one fused iteration reads and writes (device pointers).
+/// Everything one iteration of compact data reads and writes (device pointers).
 template <typename LabelT>
 struct CompactArgs {
   const float* points = nullptr;         ///< n × d, centred
@@ -40,13 +53,14 @@ struct CompactArgs {
   LabelT* labels_out = nullptr;         ///< may equal labels_in
   const float* coord_scale = nullptr;   ///< d fixed-point scales (powers of two)
   long long* totals = nullptr;          ///< k·(d+1) exact sums, kept for the whole run
-  double* block_inertia = nullptr;      ///< [gridDim.x]
+  float2* bounds = nullptr;  ///< n (upper, lower) distance bounds; valid from iteration 2 on
+  double* block_inertia = nullptr;      ///< [blocks] of the assignment kernel
   unsigned long long* block_changed = nullptr;
-  unsigned* blocks_done = nullptr;  ///< zero between iterations (the last block resets it)
+  int blocks = 0;  ///< the assignment kernel's grid size
   unsigned char* empty_flags = nullptr;
   IterationScalars* scalars = nullptr;
   IterationReport* report = nullptr;
-  UpdateParams update;
+  UpdateParams update;  ///< update.shifts: k + 1 floats, written by the update, read next time
 };
 
 /// Adds a 64-bit value to a sum held as (lo: unsigned, hi: signed) 32-bit words in shared
@@ -97,14 +111,16 @@ __device__ __forceinline__ float fastScore(const float (&x2)[D], const float* ro
   }
 }
 
-/// The last block: totals → new centroids, empty flags, shift, convergence and the report.
+/// The update (one block, after the assignment kernel): totals → new centroids, empty flags,
+/// shifts, convergence and the report.
 template <typename LabelT>
-__device__ void finishCompactIteration(const CompactArgs<LabelT>& a) {
+__global__ void __launch_bounds__(kCompactThreads) compactUpdateKernel(CompactArgs<LabelT> a) {
+  const int iteration = threadIdx.x == 0 ? a.update.counters->iteration + 1 : 0;
   double inertia = 0.0;
   unsigned long long changed = 0;
-  for (unsigned b = threadIdx.x; b < gridDim.x; b += kCompactThreads) {  // fixed order per thread
-    inertia += __ldcg(a.block_inertia + b);
-    changed += __ldcg(a.block_changed + b);
+  for (int b = threadIdx.x; b < a.blocks; b += kCompactThreads) {  // fixed order per thread
+    inertia += a.block_inertia[b];
+    changed += a.block_changed[b];
   }
   const BlockScalars total = blockSumScalars<kCompactThreads>(inertia, changed);
   const int d = a.d;
@@ -114,16 +130,19 @@ __device__ void finishCompactIteration(const CompactArgs<LabelT>& a) {
     const long long* row = a.totals + static_cast<std::size_t>(j) * (d + 1);
     const float* oc = a.centroids_in + static_cast<std::size_t>(j) * d;
     float* nc = a.centroids_out + static_cast<std::size_t>(j) * d;
-    const long long weight = __ldcg(row + d);
+    const long long weight = row[d];
+    float own = 0.0f;
     if (weight == 0) {
       ++empty;
       for (int c = 0; c < d; ++c)
         nc[c] = oc[c];
     } else {
       for (int c = 0; c < d; ++c)
-        nc[c] = exact::meanFromSums(__ldcg(row + c), a.update.coord_exp[c], weight, 0);
-      shift = fmaxf(shift, clusterShift(nc, oc, d));
+        nc[c] = exact::meanFromSums(row[c], a.update.coord_exp[c], weight, 0);
+      own = clusterShift(nc, oc, d);
     }
+    a.update.shifts[j] = own;
+    shift = fmaxf(shift, own);
     a.empty_flags[j] = weight == 0 ? 1 : 0;
   }
   using ReduceF = cub::BlockReduce<float, kCompactThreads>;
@@ -142,14 +161,131 @@ __device__ void finishCompactIteration(const CompactArgs<LabelT>& a) {
     s->changed = total.changed;
     s->max_shift_bits = __float_as_uint(top);
     s->empty_count = empties;
-    finalizeIteration(s, a.report, a.update, ++a.update.counters->iteration);
-    *a.blocks_done = 0;  // ready for the next iteration (kernels on the stream run in order)
+    a.update.shifts[a.k] = top;
+    a.update.counters->iteration = iteration;
+    finalizeIteration(s, a.report, a.update, iteration);
+  }
+}
+
+/// Rows a thread loads together: their loads are in flight at once, so the iteration waits for
+/// memory about once per batch instead of once per row.
+inline constexpr int kCompactRowsPerThread = 2;
+
+/// One row's inputs as the thread holds them.
+template <int D, typename LabelT>
+struct CompactRow {
+  float x[D];
+  float2 bounds;
+  LabelT old_label;
+  std::uint32_t count;
+  bool valid;
+};
+
+template <int D, typename LabelT>
+__device__ __forceinline__ void loadCompactRow(const CompactArgs<LabelT>& a, std::size_t i,
+                                               bool first, CompactRow<D, LabelT>& r) {
+  r.valid = i < a.n;
+  const std::size_t at = r.valid ? i : 0;
+  const float* p = a.points + at * a.d;
+#pragma unroll
+  for (int c = 0; c < D; ++c)
+    r.x[c] = c < a.d ? __ldg(p + c) : 0.0f;
+  r.old_label = first ? LabelT(0) : a.labels_in[at];
+  r.bounds = first ? make_float2(0.0f, 0.0f) : a.bounds[at];
+  r.count = __ldg(a.counts + at);
+}
+
+/// Per-block state of the row pass.
+struct CompactBlock {
+  const float* rows;    // staged centroids
+  const float* shift;   // inflated shifts, [k] the largest
+  const float* scale;   // fixed-point scales
+  unsigned* acc_lo;
+  int* acc_hi;
+};
+
+/// Assigns one row: the bounds settle it when they can, else the full exact search; records its
+/// bounds, label, inertia and — when its label changed — moves its sums between clusters.
+template <int D, typename LabelT>
+__device__ __forceinline__ void assignCompactRow(const CompactArgs<LabelT>& a,
+                                                 const CompactBlock& b, std::size_t i,
+                                                 const CompactRow<D, LabelT>& r, bool first,
+                                                 double& inertia, unsigned long long& changed) {
+  constexpr int R = centroidRow(D);
+  const int d = a.d, k = a.k;
+  int label = r.old_label;
+  float dist = 0.0f, upper = 0.0f, lower = 0.0f;
+  bool settled = false;
+  if (!first) {
+    // The bounds follow the centroids; while the own centroid is nearer than any other could
+    // be, the label stands and only the exact distance is needed.
+    lower = fmaxf(0.0f, (r.bounds.y - b.shift[k]) * (1.0f - kBoundSlack));
+    if ((r.bounds.x + b.shift[r.old_label]) * (1.0f + kBoundSlack) < lower) {
+      dist = exactDistance<D>(r.x, b.rows + r.old_label * R, d);
+      upper = sqrtf(dist) * (1.0f + kBoundSlack);
+      settled = upper < lower;
+    }
+  }
+  if (!settled) {
+    float x2[D];
+#pragma unroll
+    for (int c = 0; c < D; ++c)
+      x2[c] = -2.0f * r.x[c];
+    float best = INFINITY, second = INFINITY;
+    label = 0;
+#pragma unroll 4
+    for (int j = 0; j < k; ++j) {
+      const float s = fastScore<D>(x2, b.rows + j * R);
+      second = fminf(second, fmaxf(s, best));
+      if (s < best) {  // strict: among equal scores the lower index stays
+        best = s;
+        label = j;
+      }
+    }
+    dist = exactDistance<D>(r.x, b.rows + label * R, d);
+    lower = INFINITY;  // k = 1: no other centroid
+    if (second < INFINITY) {
+      float x_norm = 0.0f;
+#pragma unroll
+      for (int c = 0; c < D; ++c)
+        x_norm = fmaf(r.x[c], r.x[c], x_norm);
+      // As in assignKernel: a gap below the rounding bound is settled with exact distances.
+      const float reach = sqrtf(x_norm) + sqrtf(fmaxf(0.0f, second + x_norm));
+      const float err = tieBound<D>(x_norm, b.rows[label * R + D], 1.01f * reach * reach);
+      if (!(second - best > err)) label = exactNearestStaged<D>(r.x, b.rows, k, d, dist);
+      // Every other centroid is at least this far: the runner-up's score less its error.
+      lower = sqrtf(fmaxf(0.0f, second + x_norm - err)) * (1.0f - kBoundSlack);
+    }
+    upper = sqrtf(dist) * (1.0f + kBoundSlack);
+  }
+  a.bounds[i] = make_float2(upper, lower);
+  inertia += static_cast<double>(dist) * r.count;
+  const LabelT new_label = static_cast<LabelT>(label);
+  if (first || r.old_label != new_label) {
+    changed += r.count;
+    const std::size_t to = static_cast<std::size_t>(new_label) * (d + 1);
+    const std::size_t from = static_cast<std::size_t>(r.old_label) * (d + 1);
+    const long long m = r.count;
+#pragma unroll
+    for (int c = 0; c < D; ++c) {
+      if (c < d) {
+        const long long q = m * exact::quantize(r.x[c], b.scale[c]);
+        atomicAddWide64(b.acc_lo + to + c, b.acc_hi + to + c, q);
+        if (!first) atomicAddWide64(b.acc_lo + from + c, b.acc_hi + from + c, -q);
+      }
+    }
+    atomicAddWide64(b.acc_lo + to + d, b.acc_hi + to + d, m);
+    if (!first) atomicAddWide64(b.acc_lo + from + d, b.acc_hi + from + d, -m);
+    a.labels_out[i] = new_label;
+  } else if (a.labels_out != a.labels_in) {
+    a.labels_out[i] = new_label;
   }
 }
 
 template <int D, typename LabelT>
-__global__ void __launch_bounds__(kCompactThreads) compactIterationKernel(CompactArgs<LabelT> a) {
+__global__ void __launch_bounds__(kCompactThreads) compactAssignKernel(CompactArgs<LabelT> a) {
   constexpr int R = centroidRow(D);
+  constexpr int P = kCompactRowsPerThread;
   extern __shared__ __align__(16) unsigned char shared_raw[];
   const int d = a.d;
   const int k = a.k;
@@ -157,7 +293,19 @@ __global__ void __launch_bounds__(kCompactThreads) compactIterationKernel(Compac
   float* rows = reinterpret_cast<float*>(shared_raw);  // k × R
   unsigned* acc_lo = reinterpret_cast<unsigned*>(rows + static_cast<std::size_t>(k) * R);
   int* acc_hi = reinterpret_cast<int*>(acc_lo + kd1);
+  float* shift = reinterpret_cast<float*>(acc_hi + kd1);  // k + 1: per cluster, then the largest
   __shared__ float scale[D];
+  const bool first = a.labels_in == nullptr;
+
+  // The first batch's loads go out before the block sets up, and overlap with it.
+  const std::size_t batch = static_cast<std::size_t>(kCompactThreads) * P;
+  const std::size_t stride = static_cast<std::size_t>(gridDim.x) * batch;
+  std::size_t base = blockIdx.x * batch + threadIdx.x;
+  CompactRow<D, LabelT> cur[P];
+#pragma unroll
+  for (int r = 0; r < P; ++r)
+    loadCompactRow<D>(a, base + static_cast<std::size_t>(r) * kCompactThreads, first, cur[r]);
+
   if (threadIdx.x < D) scale[threadIdx.x] = static_cast<int>(threadIdx.x) < d
                                                 ? a.coord_scale[threadIdx.x]
                                                 : 0.0f;
@@ -165,63 +313,26 @@ __global__ void __launch_bounds__(kCompactThreads) compactIterationKernel(Compac
     acc_lo[t] = 0u;
     acc_hi[t] = 0;
   }
+  if (!first)
+    for (int j = threadIdx.x; j <= k; j += kCompactThreads)
+      shift[j] = a.update.shifts[j] * (1.0f + kBoundSlack);
   stageCentroids<D>(rows, a.centroids_in, d, 0, k);  // ends with __syncthreads
+  const CompactBlock block{rows, shift, scale, acc_lo, acc_hi};
 
-  const bool first = a.labels_in == nullptr;
   double inertia = 0.0;
   unsigned long long changed = 0;
-  const std::size_t stride = static_cast<std::size_t>(gridDim.x) * kCompactThreads;
-  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(kCompactThreads) + threadIdx.x;
-       i < a.n; i += stride) {
-    float x[D], x2[D];
-    const float* p = a.points + i * d;
+  for (; base < a.n; base += stride) {
 #pragma unroll
-    for (int c = 0; c < D; ++c) {
-      x[c] = c < d ? __ldg(p + c) : 0.0f;
-      x2[c] = -2.0f * x[c];
-    }
-    float best = INFINITY, second = INFINITY;
-    int label = 0;
-#pragma unroll 4
-    for (int j = 0; j < k; ++j) {
-      const float s = fastScore<D>(x2, rows + j * R);
-      second = fminf(second, fmaxf(s, best));
-      if (s < best) {  // strict: among equal scores the lower index stays
-        best = s;
-        label = j;
-      }
-    }
-    float dist = exactDistance<D>(x, rows + label * R, d);
-    if (second < INFINITY) {
-      float x_norm = 0.0f;
+    for (int r = 0; r < P; ++r)
+      if (cur[r].valid)
+        assignCompactRow<D>(a, block, base + static_cast<std::size_t>(r) * kCompactThreads,
+                            cur[r], first, inertia, changed);
+    if (base + stride < a.n) {
 #pragma unroll
-      for (int c = 0; c < D; ++c)
-        x_norm = fmaf(x[c], x[c], x_norm);
-      // As in assignKernel: a gap below the rounding bound is settled with exact distances.
-      const float reach = sqrtf(x_norm) + sqrtf(fmaxf(0.0f, second + x_norm));
-      if (!(second - best > tieBound<D>(x_norm, rows[label * R + D], 1.01f * reach * reach)))
-        label = exactNearestStaged<D>(x, rows, k, d, dist);
+      for (int r = 0; r < P; ++r)
+        loadCompactRow<D>(a, base + stride + static_cast<std::size_t>(r) * kCompactThreads,
+                          first, cur[r]);
     }
-    const std::uint32_t m = __ldg(a.counts + i);
-    inertia += static_cast<double>(dist) * m;
-    const LabelT new_label = static_cast<LabelT>(label);
-    const LabelT old_label = first ? LabelT(0) : a.labels_in[i];
-    if (first || old_label != new_label) {
-      changed += m;
-      const std::size_t to = static_cast<std::size_t>(new_label) * (d + 1);
-      const std::size_t from = static_cast<std::size_t>(old_label) * (d + 1);
-#pragma unroll
-      for (int c = 0; c < D; ++c) {
-        if (c < d) {
-          const long long q = static_cast<long long>(m) * exact::quantize(x[c], scale[c]);
-          atomicAddWide64(acc_lo + to + c, acc_hi + to + c, q);
-          if (!first) atomicAddWide64(acc_lo + from + c, acc_hi + from + c, -q);
-        }
-      }
-      atomicAddWide64(acc_lo + to + d, acc_hi + to + d, static_cast<long long>(m));
-      if (!first) atomicAddWide64(acc_lo + from + d, acc_hi + from + d, -static_cast<long long>(m));
-    }
-    a.labels_out[i] = new_label;
   }
 
   const BlockScalars total = blockSumScalars<kCompactThreads>(inertia, changed);
@@ -234,16 +345,6 @@ __global__ void __launch_bounds__(kCompactThreads) compactIterationKernel(Compac
     const long long v = wideValue(acc_lo[t], acc_hi[t]);
     if (v != 0) atomicAddInt64(a.totals + t, v);
   }
-  // Publish this block's totals and slots before it counts itself done; the last block to
-  // finish sees every other block's writes.
-  __threadfence();
-  __syncthreads();
-  __shared__ bool last;
-  if (threadIdx.x == 0) last = atomicAdd(a.blocks_done, 1u) == gridDim.x - 1;
-  __syncthreads();
-  if (!last) return;
-  __threadfence();
-  finishCompactIteration(a);
 }
 
 }  // namespace kms::cuda

@@ -265,13 +265,17 @@ __global__ void __launch_bounds__(kUpdateThreads)
     reshiftKernel(const float* old_c, const float* new_c, IterationScalars* scalars,
                   IterationReport* report, UpdateParams p) {
   float shift = 0.0f;
-  for (int j = threadIdx.x; j < p.k; j += kUpdateThreads)
-    shift = fmaxf(shift, clusterShift(new_c + static_cast<std::size_t>(j) * p.d,
-                                      old_c + static_cast<std::size_t>(j) * p.d, p.d));
+  for (int j = threadIdx.x; j < p.k; j += kUpdateThreads) {
+    const float s = clusterShift(new_c + static_cast<std::size_t>(j) * p.d,
+                                 old_c + static_cast<std::size_t>(j) * p.d, p.d);
+    if (p.shifts) p.shifts[j] = s;
+    shift = fmaxf(shift, s);
+  }
   using ReduceF = cub::BlockReduce<float, kUpdateThreads>;
   __shared__ typename ReduceF::TempStorage temp;
   const float top = ReduceF(temp).Reduce(shift, MaxOf{});
   if (threadIdx.x == 0) {
+    if (p.shifts) p.shifts[p.k] = top;
     scalars->max_shift_bits = __float_as_uint(top);
     finalizeIteration(scalars, report, p, p.counters->iteration);  // same iteration, re-reported
   }

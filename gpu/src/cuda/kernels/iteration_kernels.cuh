@@ -46,6 +46,9 @@ struct UpdateParams {
   double scale = 1.0;  ///< data scale for the shift test
   double tolerance = 0.0;
   RunCounters* counters = nullptr;  ///< device; its iteration number goes into the report
+  /// Device, k + 1 floats or null: each cluster's shift in this update and their maximum at
+  /// [k] (the compact kernel's distance bounds follow the centroids with them).
+  float* shifts = nullptr;
 };
 
 /// Sums `rows` rows of integer sums into `totals` (k·(d+1), zeroed before) and the assignment
