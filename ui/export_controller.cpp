@@ -10,6 +10,7 @@
 
 #include "charts/convergence_chart.h"
 #include "charts/timing_chart.h"
+#include "core/dither.h"
 #include "data/run_history.h"
 #include "io/export.h"
 #include "session/session_controller.h"
@@ -63,6 +64,10 @@ ExportController::ExportController(session::SessionController& session, const Ru
       grabWindow_(std::move(grabWindow)),
       dialogParent_(dialogParent) {}
 
+void ExportController::setDitherSource(std::function<kms::app::DitherMode()> dither) {
+  dither_ = std::move(dither);
+}
+
 ExportController::~ExportController() {
   waitForIdle();
 }
@@ -74,7 +79,7 @@ bool ExportController::available(Kind kind) const {
   switch (kind) {
     case Kind::QuantisedImage:
     case Kind::Palette:
-      return labelled && data->isImage() && data->d == 3;
+      return labelled && data->isImage() && !frame->palette.empty();
     case Kind::Labels:
     case Kind::Centroids:
       return labelled;
@@ -123,21 +128,31 @@ std::function<void()> ExportController::prepare(Kind kind, const QString& path,
     return {};
   }
   switch (kind) {
-    case Kind::QuantisedImage:
-      return [=] { writeImage(path, quantizedImage(*data, frame->centroids, frame->labels)); };
+    case Kind::QuantisedImage: {
+      const DitherMode dither = dither_ ? dither_() : DitherMode::None;
+      return [=] {
+        const QImage image =
+            dither == DitherMode::None
+                ? (frame->quantized.isNull()
+                       ? quantizedImage(*data, frame->palette, frame->labels)
+                       : frame->quantized)
+                : ditheredImage(*frame->input, frame->engineCentroids, frame->palette, dither);
+        writeImage(path, image);
+      };
+    }
     case Kind::Palette: {
       const QString name = data->displayName;
       return [=] {
         const auto shares =
             frame->shares.empty() ? clusterShares(*data, frame->labels, frame->k) : frame->shares;
         if (path.endsWith(QLatin1String(".gpl"), Qt::CaseInsensitive))
-          writePaletteGpl(path, frame->centroids, shares, name);
+          writePaletteGpl(path, frame->palette, shares, name);
         else
-          writePaletteHex(path, frame->centroids, shares);
+          writePaletteHex(path, frame->palette, shares);
       };
     }
     case Kind::Labels:
-      return [=] { writeLabelsCsv(path, frame->labels); };
+      return [=] { writeLabelsCsv(path, *data, frame->labels); };
     case Kind::Centroids:
       return [=] {
         writeCentroidsCsv(
@@ -147,9 +162,20 @@ std::function<void()> ExportController::prepare(Kind kind, const QString& path,
     case Kind::Report: {
       RunReport report;
       report.input = data->source.isEmpty() ? data->displayName : data->source;
-      report.n = data->n;
+      report.n = std::size_t(data->clusteredItems());
+      report.rows = frame && frame->input ? frame->input->rows() : data->n;
       report.d = data->d;
       report.config = session_.settings().config;
+      report.notes = data->notes;
+      if (frame && frame->input) {
+        report.rowNoun = frame->input->rowNoun();
+        report.compaction = QString::fromUtf8(toString(frame->input->options().compaction).data());
+        if (data->isImage())
+          report.colourSpace = QString::fromUtf8(toString(frame->input->space()).data());
+        report.starts = frame->startSummaries;
+        report.bestStart = std::max(0, frame->bestStart);
+        report.finalQuality = frame->finished ? frame->quality : Quality{};
+      }
       report.backend = session_.engine().backend;
       report.device = session_.engine().device;
       report.backendNote = session_.engine().note;

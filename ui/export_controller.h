@@ -9,6 +9,8 @@
 
 #include <functional>
 
+#include "core/dither.h"
+
 class QWidget;
 
 namespace kms::session {
@@ -53,6 +55,9 @@ class ExportController : public QObject {
   /// Blocks until every export has finished (shutdown, tests).
   void waitForIdle();
 
+  /// Where the quantised picture's dithering comes from (the image view's mode); none if unset.
+  void setDitherSource(std::function<kms::app::DitherMode()> dither);
+
   /// The file name offered for `kind`, in `directory`.
   QString suggestedPath(Kind kind, const QString& directory) const;
 
@@ -70,6 +75,7 @@ class ExportController : public QObject {
   TimingChart& timing_;
   ConvergenceChart& convergence_;
   std::function<QImage()> grabWindow_;
+  std::function<kms::app::DitherMode()> dither_;
   QWidget* dialogParent_;
   int pending_ = 0;
   QList<QFutureWatcher<QString>*> watchers_;

@@ -80,6 +80,23 @@ CliOptions parseCommandLine(const QStringList& arguments) {
   parser.addOptions({
       {{"k", "clusters"}, "Number of clusters (required).", "K"},
       {"init", "Initial centroids: kmeans++ (default) or random.", "METHOD", "kmeans++"},
+      {"restarts",
+       "Run N seeded starts (seeds S, S+1, ...) and keep the one with the lowest inertia "
+       "(default 1).",
+       "N", "1"},
+      {"colour-space",
+       "Pictures: cluster in srgb (default), linear (linear RGB), lab (CIELAB) or oklab; the "
+       "palette is converted back to sRGB.",
+       "SPACE", "srgb"},
+      {"compaction",
+       "auto (default: a picture's distinct colours with their pixel counts, a point set as "
+       "given), always (also merge repeated points) or never (every pixel on its own). Exact "
+       "either way: the same labels and centroids.",
+       "MODE", "auto"},
+      {"dedupe", "Same as --compaction always."},
+      {"per-pixel", "Same as --compaction never."},
+      {"dither", "--out-image: none (default), fs (Floyd-Steinberg) or ordered (Bayer 8x8).",
+       "MODE", "none"},
       {"seed", "Random seed for initialisation and --generate (default 1).", "S", "1"},
       {"max-iter", "Most Lloyd iterations (default 100).", "N", "100"},
       {"tol",
@@ -129,6 +146,16 @@ CliOptions parseCommandLine(const QStringList& arguments) {
       choice(parser, "empty-clusters", parseEmptyClusterPolicy, "reseed or keep");
   options.backend = choice(parser, "backend", parseBackendKind, "auto, cuda or cpu");
   options.threads = intValue(parser, "threads", 0);
+  options.restarts = intValue(parser, "restarts", 1);
+  options.clustering.colourSpace =
+      choice(parser, "colour-space", parseColourSpace, "srgb, linear, lab or oklab");
+  options.clustering.compaction =
+      choice(parser, "compaction", parseCompaction, "auto, always or never");
+  if (parser.isSet("dedupe") && parser.isSet("per-pixel"))
+    throw UsageError("--dedupe and --per-pixel contradict each other");
+  if (parser.isSet("dedupe")) options.clustering.compaction = Compaction::Always;
+  if (parser.isSet("per-pixel")) options.clustering.compaction = Compaction::Never;
+  options.dither = choice(parser, "dither", parseDitherMode, "none, fs or ordered");
   options.outImage = parser.value("out-image");
   options.outPalette = parser.value("out-palette");
   options.outLabels = parser.value("out-labels");

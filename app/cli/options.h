@@ -7,6 +7,8 @@
 #include <optional>
 #include <stdexcept>
 
+#include "core/cluster_input.h"
+#include "core/dither.h"
 #include "io/generators.h"
 #include "kmeans/backend.h"
 #include "kmeans/config.h"
@@ -19,6 +21,9 @@ struct CliOptions {
   KMeansConfig config;
   BackendKind backend = BackendKind::Auto;
   int threads = 0;  ///< CPU backend threads; 0 = all
+  ClusteringOptions clustering;  ///< colour space and compaction
+  int restarts = 1;              ///< seeded starts; the lowest inertia wins
+  DitherMode dither = DitherMode::None;
   QString outImage, outPalette, outLabels, outCentroids, report;
   bool quiet = false;
 

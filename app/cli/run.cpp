@@ -7,7 +7,10 @@
 
 #include "cli/exit_codes.h"
 #include "cli/progress.h"
+#include "core/cluster_input.h"
+#include "core/dither.h"
 #include "core/format.h"
+#include "core/quality.h"
 #include "io/export.h"
 #include "io/load.h"
 #include "kmeans/errors.h"
@@ -15,9 +18,18 @@
 namespace kms::app::cli {
 namespace {
 
+using Clock = std::chrono::steady_clock;
+
+double secondsSince(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
 /// What a finished run produced.
 struct Result {
-  Snapshot snapshot;
+  std::vector<float> centroids;       ///< k × d of the best start, in the engine's space
+  std::vector<std::int32_t> labels;   ///< one per data set row
+  std::vector<float> shownCentroids;  ///< k × d in the data set's space (sRGB for pictures)
+  std::vector<QRgb> palette;          ///< pictures: the cluster colours
   RunReport report;
   double loopSeconds = 0.0;  ///< wall time of the iterations alone
 };
@@ -60,64 +72,134 @@ QString inputDescription(const CliOptions& options, const Dataset& data) {
       .arg(g.seed);
 }
 
-void printHeader(const Console& console, const Dataset& data, const CreatedEngine& created,
-                 const KMeansConfig& config) {
-  QString input = QStringLiteral("input: %1 (%2 points × %3 dimensions)")
-                      .arg(data.displayName, groupedCount(data.n))
-                      .arg(data.d);
-  if (data.isImage()) input += QStringLiteral(", %1 × %2 pixels").arg(data.width).arg(data.height);
-  console.line(input);
+void printHeader(const Console& console, const Dataset& data, const ClusteringInput& input,
+                 const CreatedEngine& created, const CliOptions& options) {
+  QString text = QStringLiteral("input: %1 (").arg(data.displayName);
+  if (data.isImage())
+    text += QStringLiteral("%1 × %2 pixels").arg(data.width).arg(data.height);
+  else
+    text += QStringLiteral("%1 points × %2 dimensions").arg(groupedCount(data.itemCount())).arg(data.d);
+  text += QStringLiteral("; clustering %1 %2").arg(groupedCount(input.rows()), input.rowNoun());
+  if (input.space() != ColourSpace::SRGB)
+    text += QStringLiteral(" in %1").arg(fromStd(toString(input.space())));
+  console.line(text + QStringLiteral(")"));
+  for (const QString& note : data.notes)
+    console.line(QStringLiteral("note: ") + note);
   const BackendInfo info = created.engine->info();
   console.line(QStringLiteral("backend: %1 (%2)").arg(fromStd(info.backend), fromStd(info.device)));
   if (!created.note.empty()) console.line(QStringLiteral("note: ") + fromStd(created.note));
-  console.line(QStringLiteral("k = %1, init %2, seed %3, at most %4 iterations, tolerance %5")
-                   .arg(config.k)
-                   .arg(fromStd(toString(config.init)))
-                   .arg(config.seed)
-                   .arg(config.max_iterations)
-                   .arg(config.tolerance));
+  const KMeansConfig& config = options.config;
+  QString settings = QStringLiteral("k = %1, init %2, seed %3, at most %4 iterations, tolerance %5")
+                         .arg(config.k)
+                         .arg(fromStd(toString(config.init)))
+                         .arg(config.seed)
+                         .arg(config.max_iterations)
+                         .arg(config.tolerance);
+  if (options.restarts > 1) settings += QStringLiteral(", best of %1 starts").arg(options.restarts);
+  console.line(settings);
 }
 
-Result cluster(const CliOptions& options, const Dataset& data, const Console& console) {
+/// The palette and the per-row labels of the engine's current state.
+struct State {
+  std::vector<std::int32_t> labels;
+  std::vector<float> shown;
+  std::vector<QRgb> palette;
+};
+
+State readState(Engine& engine, const ClusteringInput& input, Snapshot& snapshot) {
+  engine.snapshot(snapshot);
+  State state;
+  input.toDatasetRows(snapshot.labels, state.labels);
+  state.shown = input.toDatasetSpace(snapshot.centroids);
+  if (input.dataset()->isImage()) state.palette = paletteOf(state.shown, input.d());
+  return state;
+}
+
+Result cluster(const CliOptions& options, const Dataset& data, const ClusteringInput& input,
+               const Console& console) {
   EngineOptions engineOptions;
   engineOptions.cpu_threads = options.threads;
   const CreatedEngine created = createEngine(options.backend, engineOptions);
   Engine& engine = *created.engine;
-  printHeader(console, data, created, options.config);
+  printHeader(console, data, input, created, options);
 
-  const auto start = std::chrono::steady_clock::now();
-  engine.setData(data.view());
-  engine.initialize(options.config);
+  const auto start = Clock::now();
+  engine.setData(input.view());
+  const auto quality = QualityContext::build(data);
   Result result;
-  {
-    std::optional<ProgressPrinter> progress;
-    if (!options.quiet) progress.emplace(stdout, data.n, options.config.max_iterations);
-    const auto loop = std::chrono::steady_clock::now();
-    while (!engine.finished()) {
-      result.report.iterations.push_back(engine.step());
-      if (progress) progress->iteration(result.report.iterations.back());
-    }
-    result.loopSeconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - loop).count();
-  }
-  engine.snapshot(result.snapshot);
-  const std::chrono::duration<double> wall = std::chrono::steady_clock::now() - start;
-
   RunReport& report = result.report;
-  report.input = inputDescription(options, data);
-  report.n = data.n;
+  double bestInertia = std::numeric_limits<double>::infinity();
+  Snapshot snapshot;
+  const auto loop = Clock::now();
+  for (int s = 0; s < options.restarts; ++s) {
+    KMeansConfig config = options.config;
+    config.seed = options.config.seed + std::uint64_t(s);
+    engine.initialize(config);
+    std::vector<IterationStats> iterations;
+    std::vector<Quality> measures;
+    {
+      std::optional<ProgressPrinter> progress;
+      if (!options.quiet) {
+        if (options.restarts > 1)
+          console.line(QStringLiteral("start %1 of %2 (seed %3)").arg(s + 1).arg(options.restarts).arg(config.seed));
+        progress.emplace(stdout, std::size_t(data.clusteredItems()), config.max_iterations);
+      }
+      while (!engine.finished()) {
+        iterations.push_back(engine.step());
+        if (progress) progress->iteration(iterations.back());
+        if (quality) {
+          const State state = readState(engine, input, snapshot);
+          measures.push_back(quality->measure(state.labels, state.palette, false));
+        }
+      }
+    }
+    StartSummary summary;
+    summary.start = s;
+    summary.seed = config.seed;
+    summary.iterations = int(iterations.size());
+    summary.converged = engine.converged();
+    summary.inertia = iterations.empty() ? 0.0 : iterations.back().inertia;
+    if (!measures.empty()) summary.quality = measures.back();
+    report.starts.push_back(summary);
+    if (summary.inertia < bestInertia) {  // ties keep the earlier start
+      bestInertia = summary.inertia;
+      report.bestStart = s;
+      report.iterations = std::move(iterations);
+      report.quality = std::move(measures);
+      report.converged = summary.converged;
+      State state = readState(engine, input, snapshot);
+      result.centroids = snapshot.centroids;
+      result.labels = std::move(state.labels);
+      result.shownCentroids = std::move(state.shown);
+      result.palette = std::move(state.palette);
+    }
+  }
+  result.loopSeconds = secondsSince(loop);
+  if (quality) report.finalQuality = quality->measure(result.labels, result.palette, true);
+
+  report.input = data.source;
+  report.n = std::size_t(data.clusteredItems());
+  report.rows = input.rows();
   report.d = data.d;
   report.config = options.config;
+  report.colourSpace = data.isImage() ? fromStd(toString(input.space())) : QString();
+  report.compaction = fromStd(toString(input.options().compaction));
+  report.rowNoun = input.rowNoun();
+  report.notes = data.notes;
   report.backend = fromStd(engine.info().backend);
   report.device = fromStd(engine.info().device);
   report.backendNote = fromStd(created.note);
-  report.converged = engine.converged();
-  report.wallSeconds = wall.count();
+  report.wallSeconds = secondsSince(start);
   return result;
 }
 
 void printSummary(const Console& console, const Result& result, int maxIterations) {
   const RunReport& r = result.report;
+  if (r.starts.size() > 1)
+    console.line(QStringLiteral("best start: %1 (seed %2, inertia %3)")
+                     .arg(r.bestStart + 1)
+                     .arg(r.starts[std::size_t(r.bestStart)].seed)
+                     .arg(r.starts[std::size_t(r.bestStart)].inertia, 0, 'e', 6));
   const int iterations = int(r.iterations.size());
   console.line(r.converged ? QStringLiteral("converged after %1 iteration%2")
                                  .arg(iterations)
@@ -126,6 +208,10 @@ void printSummary(const Console& console, const Result& result, int maxIteration
                                  .arg(maxIterations));
   if (!r.iterations.empty())
     console.line(QStringLiteral("final inertia %1").arg(r.iterations.back().inertia, 0, 'e', 6));
+  if (r.finalQuality.valid())
+    console.line(QStringLiteral("quality: PSNR %1 dB, mean ΔE2000 %2")
+                     .arg(r.finalQuality.psnr, 0, 'f', 2)
+                     .arg(r.finalQuality.deltaE, 0, 'f', 3));
   double computeMs = 0.0;
   for (const IterationStats& s : r.iterations)
     computeMs += s.ms.computeMs();
@@ -133,38 +219,49 @@ void printSummary(const Console& console, const Result& result, int maxIteration
                    .arg(computeMs, 0, 'f', 2)
                    .arg(iterations ? computeMs / iterations : 0.0, 0, 'f', 3)
                    .arg(r.wallSeconds * 1000.0, 0, 'f', 2));
-  if (iterations > 0 && result.loopSeconds > 0.0)
+  if (iterations > 0 && result.loopSeconds > 0.0) {
+    int total = 0;
+    for (const StartSummary& s : r.starts)
+      total += s.iterations;
     console.line(
         QStringLiteral("rate: %1 iterations/s (wall clock, from the first iteration to the last)")
-            .arg(iterations / result.loopSeconds, 0, 'f', 1));
+            .arg(total / result.loopSeconds, 0, 'f', 1));
+  }
 }
 
-void writeOutputs(const CliOptions& options, const Dataset& data, const Result& result,
-                  const Console& console) {
-  const Snapshot& s = result.snapshot;
-  const std::vector<double> shares = clusterShares(data, s.labels, s.k);
+void writeOutputs(const CliOptions& options, const Dataset& data, const ClusteringInput& input,
+                  Result& result, const Console& console) {
+  const int k = int(result.centroids.size() / std::size_t(data.d));
+  const std::vector<double> shares = clusterShares(data, result.labels, k);
   const auto wrote = [&](const QString& path) { console.line(QStringLiteral("wrote ") + path); };
   if (!options.outImage.isEmpty()) {
-    writeImage(options.outImage, quantizedImage(data, s.centroids, s.labels));
+    const QImage image =
+        options.dither == DitherMode::None
+            ? quantizedImage(data, result.palette, result.labels)
+            : ditheredImage(input, result.centroids, result.palette, options.dither);
+    writeImage(options.outImage, image);
+    result.report.dither = fromStd(toString(options.dither));
     wrote(options.outImage);
   }
   if (!options.outPalette.isEmpty()) {
     if (QFileInfo(options.outPalette).suffix().compare(u"gpl", Qt::CaseInsensitive) == 0)
-      writePaletteGpl(options.outPalette, s.centroids, shares,
-                      QStringLiteral("%1 — %2 colours").arg(data.displayName).arg(s.k));
+      writePaletteGpl(options.outPalette, result.palette, shares,
+                      QStringLiteral("%1 — %2 colours").arg(data.displayName).arg(k));
     else
-      writePaletteHex(options.outPalette, s.centroids, shares);
+      writePaletteHex(options.outPalette, result.palette, shares);
     wrote(options.outPalette);
   }
   if (!options.outLabels.isEmpty()) {
-    writeLabelsCsv(options.outLabels, s.labels);
+    writeLabelsCsv(options.outLabels, data, result.labels);
     wrote(options.outLabels);
   }
   if (!options.outCentroids.isEmpty()) {
-    writeCentroidsCsv(options.outCentroids, s.centroids, s.d, data.dimensionNames, shares);
+    writeCentroidsCsv(options.outCentroids, result.shownCentroids, data.d, data.dimensionNames,
+                      shares);
     wrote(options.outCentroids);
   }
   if (!options.report.isEmpty()) {
+    result.report.input = inputDescription(options, data);
     writeRunReport(options.report, result.report);
     wrote(options.report);
   }
@@ -182,15 +279,18 @@ int execute(const CliOptions& options) {
     throw UsageError(inputName(options).toStdString() +
                      ": --out-image and --out-palette need an image input; this is a point file");
   Result result;
+  ClusteringInputPtr input;
   try {
-    validateConfig(options.config, data->n, data->d);  // before printing anything
-    result = cluster(options, *data, console);
+    input = ClusteringInput::build(data, options.clustering);
+    input->checkK(options.config.k);  // before printing anything
+    validateConfig(options.config, input->rows(), input->d());
+    result = cluster(options, *data, *input, console);
   } catch (const InvalidArgument& e) {
     throw LoadError(options.generate ? inputName(options) : options.input,
                     QString::fromUtf8(e.what()));
   }
   printSummary(console, result, options.config.max_iterations);
-  writeOutputs(options, *data, result, console);
+  writeOutputs(options, *data, *input, result, console);
   return kSuccess;
 }
 

@@ -12,6 +12,18 @@ QString shown(const QString& file) {
 
 }  // namespace
 
+std::uint64_t Dataset::clusteredItems() const {
+  if (counts.empty()) return n;
+  std::uint64_t total = 0;
+  for (std::uint32_t c : counts)
+    total += c;
+  return total;
+}
+
+bool Dataset::hasLeftOutItems() const {
+  return clusteredItems() < itemCount();
+}
+
 QStringList defaultDimensionNames(int d) {
   static const char* const kFirst[] = {"x", "y", "z"};
   QStringList names;

@@ -1,6 +1,7 @@
 // A loaded or generated data set: what flows from the loaders to the session.
 #pragma once
 
+#include <QImage>
 #include <QString>
 #include <QStringList>
 
@@ -10,6 +11,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "kmeans/compact.h"
 #include "kmeans/data.h"
 
 namespace kms::app {
@@ -20,22 +22,39 @@ enum class DatasetKind {
 };
 
 /// Immutable once built; shared between threads as DatasetPtr.
+///
+/// A data set is a list of rows (what the engine clusters) and a list of items (what the file
+/// holds: pixels or points). Usually each item is a row. In the compact form — every 8-bit
+/// picture, and point sets with repeated points when asked for — the rows are the distinct
+/// values, `counts` says how many items have each, and `index` which row each item is. This is
+/// the one place that form lives: the engine clusters rows with their counts (exactly as it
+/// would cluster every item), views draw rows, and pictures and per-item exports go through
+/// `index`.
 struct Dataset {
   QString source;       ///< absolute file path, or "generator:<kind>" for generated data
   QString displayName;  ///< what the window title and reports show
   DatasetKind kind = DatasetKind::Points;
 
-  std::size_t n = 0;           ///< number of points (pixels for images)
-  int d = 0;                   ///< coordinates per point
+  std::size_t n = 0;           ///< number of rows (distinct values when compact)
+  int d = 0;                   ///< coordinates per row
   std::vector<float> values;   ///< n × d, row-major
-  std::vector<float> weights;  ///< empty (all 1) or n non-negative weights
+  std::vector<float> weights;  ///< empty (all 1) or n non-negative weights (never with counts)
+  std::vector<std::uint32_t> counts;  ///< compact form: items per row (≥ 1); empty: 1 each
+  /// Compact form: each item's row, or kms::kNoRow for an item left out of clustering (a fully
+  /// transparent pixel). Empty: item i is row i.
+  std::vector<std::uint32_t> index;
   QStringList dimensionNames;  ///< d names ("R", "G", "B" / "x", "y" / file header)
 
-  // Images: values are R, G, B in [0, 1], pixel (x, y) is point y · width + x.
+  // Images: rows are sRGB colours with R, G, B in [0, 1] (and alpha in [0, 1] as a fourth value
+  // when some pixels are partly transparent); pixel (x, y) is item y · width + x.
   int width = 0;
   int height = 0;
-  std::vector<std::uint8_t>
-      alpha;  ///< empty when opaque, else n values (kept aside, not clustered)
+  /// The picture as loaded (EXIF orientation applied), 8 bits per channel: Format_RGB32 when
+  /// opaque, else Format_ARGB32. Null for generated pictures (built from the rows when needed).
+  QImage picture;
+  /// What the loader did that the user should know ("first frame of 12", "16-bit colours,
+  /// clustered pixel by pixel", ...), one sentence each.
+  QStringList notes;
 
   /// Per-point colours from the file (PLY), 0xRRGGBB; empty when the file had none.
   std::vector<std::uint32_t> pointColours;
@@ -45,9 +64,23 @@ struct Dataset {
 
   /// The engine's view of the data; valid while this Dataset lives.
   kms::DataView view() const {
-    return kms::DataView{values.data(), n, d, weights.empty() ? nullptr : weights.data()};
+    return kms::DataView{values.data(), n, d, weights.empty() ? nullptr : weights.data(),
+                         counts.empty() ? nullptr : counts.data()};
   }
   bool isImage() const { return kind == DatasetKind::Image; }
+  bool isCompact() const { return !index.empty(); }
+  /// Pixels or points in the source: index.size() in the compact form, else n.
+  std::size_t itemCount() const { return index.empty() ? n : index.size(); }
+  /// The row of item i (kms::kNoRow when it is left out).
+  std::uint32_t rowOf(std::size_t item) const {
+    return index.empty() ? std::uint32_t(item) : index[item];
+  }
+  /// Items the rows stand for (left-out items excluded).
+  std::uint64_t clusteredItems() const;
+  /// Whether rows carry alpha as a fourth value (a picture with partly transparent pixels).
+  bool hasAlphaChannel() const { return isImage() && d == 4; }
+  /// Whether some items are left out of clustering (fully transparent pixels).
+  bool hasLeftOutItems() const;
 };
 
 using DatasetPtr = std::shared_ptr<const Dataset>;

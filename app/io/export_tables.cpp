@@ -9,29 +9,31 @@
 namespace kms::app {
 namespace {
 
-/// Checks that `centroids` holds k RGB triples matching `shares`; returns k.
-std::size_t paletteSize(const std::vector<float>& centroids, const std::vector<double>& shares) {
-  if (centroids.size() != shares.size() * 3)
-    throw std::invalid_argument("palette: centroids must be k RGB triples matching the k shares");
+/// Checks that `palette` holds k colours matching `shares`; returns k.
+std::size_t paletteSize(const std::vector<QRgb>& palette, const std::vector<double>& shares) {
+  if (palette.size() != shares.size())
+    throw std::invalid_argument("palette: k colours must match the k shares");
   return shares.size();
 }
 
 QByteArray hexName(QRgb colour) {
-  return QColor(colour).name().toLatin1();
+  QByteArray name = QColor(colour).name().toLatin1();  // #rrggbb
+  if (qAlpha(colour) != 255) name += QByteArray::number(qAlpha(colour) + 256, 16).mid(1);  // aa
+  return name;
 }
 
 }  // namespace
 
-void writePaletteGpl(const QString& path, const std::vector<float>& centroids,
+void writePaletteGpl(const QString& path, const std::vector<QRgb>& palette,
                      const std::vector<double>& shares, const QString& name) {
-  paletteSize(centroids, shares);
+  paletteSize(palette, shares);
   io::saveFile(path, [&](QIODevice& device) {
     io::BlockWriter out(device);
     QString oneLineName = name;
     oneLineName.replace(u'\n', u' ').replace(u'\r', u' ');
     out << "GIMP Palette\nName: " << oneLineName.toUtf8() << "\nColumns: 4\n#\n";
     for (int c : io::orderByShare(shares)) {
-      const QRgb colour = centroidColour(&centroids[std::size_t(c) * 3]);
+      const QRgb colour = palette[std::size_t(c)] | 0xff000000u;  // GIMP palettes are opaque
       out << QByteArray::number(qRed(colour)).rightJustified(3) << ' '
           << QByteArray::number(qGreen(colour)).rightJustified(3) << ' '
           << QByteArray::number(qBlue(colour)).rightJustified(3) << '\t' << hexName(colour) << ' '
@@ -40,22 +42,28 @@ void writePaletteGpl(const QString& path, const std::vector<float>& centroids,
   });
 }
 
-void writePaletteHex(const QString& path, const std::vector<float>& centroids,
+void writePaletteHex(const QString& path, const std::vector<QRgb>& palette,
                      const std::vector<double>& shares) {
-  paletteSize(centroids, shares);
+  paletteSize(palette, shares);
   io::saveFile(path, [&](QIODevice& device) {
     io::BlockWriter out(device);
     for (int c : io::orderByShare(shares))
-      out << hexName(centroidColour(&centroids[std::size_t(c) * 3])) << '\n';
+      out << hexName(palette[std::size_t(c)]) << '\n';
   });
 }
 
-void writeLabelsCsv(const QString& path, const std::vector<std::int32_t>& labels) {
+void writeLabelsCsv(const QString& path, const Dataset& dataset,
+                    const std::vector<std::int32_t>& rowLabels) {
+  if (rowLabels.size() != dataset.n)
+    throw std::invalid_argument("writeLabelsCsv: one label per row is needed");
   io::saveFile(path, [&](QIODevice& device) {
     io::BlockWriter out(device);
     out << "index,label\n";
-    for (std::size_t i = 0; i < labels.size(); ++i)
-      out << (long long)i << ',' << (long long)labels[i] << '\n';
+    const std::size_t items = dataset.itemCount();
+    for (std::size_t i = 0; i < items; ++i) {
+      const std::uint32_t row = dataset.rowOf(i);
+      out << (long long)i << ',' << (long long)(row == kNoRow ? -1 : rowLabels[row]) << '\n';
+    }
   });
 }
 

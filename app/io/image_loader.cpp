@@ -12,6 +12,7 @@
 
 #include "core/format.h"
 #include "io/load_support.h"
+#include "kmeans/compact.h"
 
 namespace kms::app::io {
 namespace {
@@ -43,28 +44,117 @@ bool hasDeepChannels(const QImage& image) {
   return std::max(format.redSize(), format.brightnessSize()) > 8;
 }
 
-/// Copies RGBA pixels of channel type T (uchar for RGBA8888, quint16 for RGBA64) into the data
-/// set, scaling colours to [0, 1] and alpha to 0..255.
-template <typename T>
-void copyPixels(const QImage& image, Dataset& out, const Progress& progress) {
-  constexpr float kMax = float(std::numeric_limits<T>::max());
-  constexpr unsigned kAlphaShift = sizeof(T) == 1 ? 0 : 8;
-  const std::size_t width = std::size_t(image.width());
-  bool translucent = false;
-  for (int y = 0; y < image.height(); ++y) {
-    const T* row = reinterpret_cast<const T*>(image.constScanLine(y));
-    float* values = out.values.data() + std::size_t(y) * width * 3;
-    std::uint8_t* alpha = out.alpha.data() + std::size_t(y) * width;
-    for (std::size_t x = 0; x < width; ++x) {
-      values[3 * x] = float(row[4 * x]) / kMax;
-      values[3 * x + 1] = float(row[4 * x + 1]) / kMax;
-      values[3 * x + 2] = float(row[4 * x + 2]) / kMax;
-      alpha[x] = std::uint8_t(row[4 * x + 3] >> kAlphaShift);
-      translucent |= alpha[x] != 255;
-    }
-    if (y % 64 == 63) progress.update(double(y + 1) / image.height());
+/// Which alpha values occur: decides how pixels are keyed.
+struct AlphaUse {
+  bool transparent = false;  ///< some pixel has alpha 0 (left out of clustering)
+  bool partial = false;      ///< some pixel has 0 < alpha < max (alpha becomes a fourth value)
+};
+
+/// Fills the rows of an 8-bit picture from its distinct colours.
+void fillRowsFromKeys(const DistinctColours& colours, int d, Dataset& out) {
+  out.n = colours.rows();
+  out.values.resize(out.n * std::size_t(d));
+  for (std::size_t r = 0; r < out.n; ++r) {
+    const std::uint32_t key = colours.keys[r];
+    float* row = &out.values[r * std::size_t(d)];
+    row[0] = float((key >> 16) & 0xffu) / 255.0f;
+    row[1] = float((key >> 8) & 0xffu) / 255.0f;
+    row[2] = float(key & 0xffu) / 255.0f;
+    if (d == 4) row[3] = float(key >> 24) / 255.0f;
   }
-  if (!translucent) out.alpha.clear();
+}
+
+/// An 8-bit picture (every format but 16-bit ones): its exact distinct colours.
+void compactEightBit(const InputFile& file, QImage image, const Progress& progress,
+                     Dataset& out) {
+  const bool alpha = image.hasAlphaChannel();
+  image.convertTo(alpha ? QImage::Format_ARGB32 : QImage::Format_RGB32);
+  progress.update(0.6);
+  const std::size_t n = out.itemCount();
+  const auto* pixels = reinterpret_cast<const std::uint32_t*>(image.constBits());
+  AlphaUse use;
+  if (alpha)
+    for (std::size_t i = 0; i < n && !(use.transparent && use.partial); ++i) {
+      const std::uint32_t a = pixels[i] >> 24;
+      use.transparent |= a == 0;
+      use.partial |= a != 0 && a != 255;
+    }
+  ColourKeying keying;
+  keying.skip_transparent = use.transparent;
+  keying.keep_alpha = use.partial;
+  DistinctColours colours = distinctColours(pixels, n, keying);
+  progress.update(0.9);
+  if (colours.rows() == 0) file.fail(QStringLiteral("every pixel is fully transparent"));
+  out.d = use.partial ? 4 : 3;
+  fillRowsFromKeys(colours, out.d, out);
+  out.counts = std::move(colours.counts);
+  out.index = std::move(colours.index);
+  out.picture = std::move(image);
+  if (use.transparent)
+    out.notes << QStringLiteral("fully transparent pixels are left out of clustering");
+}
+
+/// A 16-bit picture: exact 16-bit values per pixel, compacted when colours repeat enough.
+void loadDeep(const InputFile& file, QImage image, const Progress& progress, Dataset& out) {
+  image.convertTo(QImage::Format_RGBA64);
+  const std::size_t n = out.itemCount();
+  const std::size_t width = std::size_t(image.width());
+  AlphaUse use;
+  for (int y = 0; y < image.height(); ++y) {
+    const auto* row = reinterpret_cast<const quint16*>(image.constScanLine(y));
+    for (std::size_t x = 0; x < width; ++x) {
+      const quint16 a = row[4 * x + 3];
+      use.transparent |= a == 0;
+      use.partial |= a != 0 && a != 65535;
+    }
+  }
+  const int d = use.partial ? 4 : 3;
+  std::vector<float> values;
+  values.reserve(n * std::size_t(d));
+  std::vector<std::uint32_t> index(use.transparent ? n : 0);
+  std::size_t kept = 0;
+  for (int y = 0; y < image.height(); ++y) {
+    const auto* row = reinterpret_cast<const quint16*>(image.constScanLine(y));
+    for (std::size_t x = 0; x < width; ++x) {
+      const quint16 a = row[4 * x + 3];
+      const std::size_t item = std::size_t(y) * width + x;
+      if (use.transparent && a == 0) {
+        index[item] = kNoRow;
+        continue;
+      }
+      for (int c = 0; c < d; ++c)
+        values.push_back(float(row[4 * x + std::size_t(c)]) / 65535.0f);
+      if (use.transparent) index[item] = std::uint32_t(kept);
+      ++kept;
+    }
+    if (y % 256 == 255) progress.update(0.5 + 0.3 * double(y + 1) / image.height());
+  }
+  if (kept == 0) file.fail(QStringLiteral("every pixel is fully transparent"));
+  out.d = d;
+  if (auto rows = distinctRows(values.data(), kept, d)) {
+    out.n = rows->rows();
+    out.values = std::move(rows->values);
+    out.counts = std::move(rows->counts);
+    if (index.empty()) {
+      out.index = std::move(rows->index);
+    } else {  // chain: pixel → kept pixel → distinct row
+      for (std::uint32_t& r : index)
+        if (r != kNoRow) r = rows->index[r];
+      out.index = std::move(index);
+    }
+    out.notes << QStringLiteral("16-bit colours, %1 distinct").arg(groupedCount(out.n));
+  } else {
+    out.n = kept;
+    out.values = std::move(values);
+    out.index = std::move(index);
+    if (!out.index.empty()) out.counts.assign(out.n, 1u);  // left-out pixels need the index
+    out.notes << QStringLiteral(
+        "16-bit colours, nearly every pixel different: clustered pixel by pixel");
+  }
+  if (use.transparent)
+    out.notes << QStringLiteral("fully transparent pixels are left out of clustering");
+  out.picture = image.convertToFormat(use.transparent || use.partial ? QImage::Format_ARGB32
+                                                                     : QImage::Format_RGB32);
 }
 
 }  // namespace
@@ -82,11 +172,11 @@ DatasetPtr loadImage(const QString& path, const LoadOptions& options) {
     requirePixelBudget(file, size, options.maxValues);
     allowDecoding(size);
   }
+  const int frames = reader.imageCount();
   QImage image = reader.read();
   if (image.isNull()) file.fail(QStringLiteral("cannot decode the image: ") + reader.errorString());
   requirePixelBudget(file, image.size(), options.maxValues);  // when size() was unknown
-  const bool deep = hasDeepChannels(image);
-  image.convertTo(deep ? QImage::Format_RGBA64 : QImage::Format_RGBA8888);
+  progress.update(0.5);
 
   auto out = std::make_shared<Dataset>();
   const QFileInfo info(path);
@@ -95,15 +185,16 @@ DatasetPtr loadImage(const QString& path, const LoadOptions& options) {
   out->kind = DatasetKind::Image;
   out->width = image.width();
   out->height = image.height();
+  // Until the colours are compacted, every pixel is a row (itemCount() reads n).
   out->n = std::size_t(image.width()) * std::size_t(image.height());
-  out->d = 3;
-  out->dimensionNames = QStringList{QStringLiteral("R"), QStringLiteral("G"), QStringLiteral("B")};
-  out->values.resize(out->n * 3);
-  out->alpha.resize(out->n);
-  if (deep)
-    copyPixels<quint16>(image, *out, progress);
+  if (frames > 1)
+    out->notes << QStringLiteral("an animation of %1 frames: the first frame is used").arg(frames);
+  if (hasDeepChannels(image))
+    loadDeep(file, std::move(image), progress, *out);
   else
-    copyPixels<uchar>(image, *out, progress);
+    compactEightBit(file, std::move(image), progress, *out);
+  out->dimensionNames = QStringList{QStringLiteral("R"), QStringLiteral("G"), QStringLiteral("B")};
+  if (out->d == 4) out->dimensionNames << QStringLiteral("A");
   progress.update(1.0);
   return out;
 }

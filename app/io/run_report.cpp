@@ -3,6 +3,9 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 
+#include <algorithm>
+#include <cmath>
+
 #include "io/export.h"
 #include "io/save_file.h"
 
@@ -16,6 +19,16 @@ QString text(std::string_view s) {
 QJsonValue seedValue(std::uint64_t seed) {
   constexpr std::uint64_t kExactInDouble = std::uint64_t(1) << 53;
   return seed < kExactInDouble ? QJsonValue(double(seed)) : QJsonValue(QString::number(seed));
+}
+
+QJsonValue number(double v) {
+  return std::isfinite(v) ? QJsonValue(v) : QJsonValue();  // JSON has no NaN or infinity
+}
+
+void addQuality(QJsonObject& object, const Quality& q) {
+  if (!q.valid()) return;
+  object.insert("psnr", number(q.psnr));
+  object.insert("delta_e", number(q.deltaE));
 }
 
 QJsonObject iterationObject(const IterationStats& s, std::size_t n) {
@@ -41,24 +54,49 @@ void writeRunReport(const QString& path, const RunReport& report) {
                              {"max_iterations", c.max_iterations},
                              {"tolerance", c.tolerance},
                              {"empty_clusters", text(toString(c.empty_clusters))},
+                             {"restarts", int(std::max<std::size_t>(1, report.starts.size()))},
+                             {"colour_space", report.colourSpace},
+                             {"compaction", report.compaction},
+                             {"rows_are", report.rowNoun},
+                             {"dither", report.dither},
                              {"backend", report.backend},
                              {"device", report.device},
                              {"backend_note", report.backendNote}};
   QJsonArray iterations;
-  for (const IterationStats& s : report.iterations)
-    iterations.append(iterationObject(s, report.n));
-  const QJsonObject root{
-      {"report_version", 1},
+  for (std::size_t i = 0; i < report.iterations.size(); ++i) {
+    QJsonObject it = iterationObject(report.iterations[i], report.n);
+    if (i < report.quality.size()) addQuality(it, report.quality[i]);
+    iterations.append(it);
+  }
+  QJsonArray starts;
+  for (const StartSummary& s : report.starts) {
+    QJsonObject start{{"start", s.start},           {"seed", seedValue(s.seed)},
+                      {"iterations", s.iterations}, {"converged", s.converged},
+                      {"inertia", number(s.inertia)}};
+    addQuality(start, s.quality);
+    starts.append(start);
+  }
+  QJsonObject root{
+      {"report_version", 2},
       {"input", report.input},
       {"n", double(report.n)},
+      {"rows", double(report.rows)},
       {"d", report.d},
+      {"notes", QJsonArray::fromStringList(report.notes)},
       {"settings", settings},
       {"iterations", iterations},
+      {"starts", starts},
+      {"best_start", report.bestStart},
       {"iteration_count", int(report.iterations.size())},
       {"converged", report.converged},
       {"final_inertia",
        report.iterations.empty() ? QJsonValue() : QJsonValue(report.iterations.back().inertia)},
       {"wall_seconds", report.wallSeconds}};
+  if (report.finalQuality.valid()) {
+    QJsonObject quality;
+    addQuality(quality, report.finalQuality);
+    root.insert("quality", quality);
+  }
   const QByteArray json = QJsonDocument(root).toJson(QJsonDocument::Indented);
   io::saveFile(path, [&](QIODevice& device) { device.write(json); });
 }

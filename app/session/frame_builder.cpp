@@ -1,96 +1,19 @@
 #include "session/frame_builder.h"
 
+#include "core/parallel.h"
 #include "io/export.h"
 #include "session/label_pool.h"
 
 #include <QElapsedTimer>
-#include <QThread>
-#include <QtConcurrent/QtConcurrentMap>
-
-#include <algorithm>
-#include <cmath>
-#include <functional>
-#include <numeric>
 
 namespace kms::session {
-namespace {
 
-/// Below this many pixels one thread is faster than waking the pool.
-constexpr std::size_t kParallelPixels = 1 << 18;
-
-struct RowRange {
-  int first = 0;
-  int last = 0;                // exclusive
-  std::vector<double> weight;  // per-cluster weight seen in these rows
-};
-
-std::vector<RowRange> splitRows(int height, std::size_t pixels, int k) {
-  const int ideal = std::max(1, QThread::idealThreadCount());
-  const int chunks = pixels < kParallelPixels ? 1 : std::min(height, ideal * 4);
-  std::vector<RowRange> ranges(std::size_t(std::max(chunks, 1)));
-  for (std::size_t i = 0; i < ranges.size(); ++i) {
-    ranges[i].first = int(std::int64_t(height) * std::int64_t(i) / std::int64_t(ranges.size()));
-    ranges[i].last = int(std::int64_t(height) * std::int64_t(i + 1) / std::int64_t(ranges.size()));
-    ranges[i].weight.assign(std::size_t(k), 0.0);
-  }
-  return ranges;
-}
-
-void runRanges(std::vector<RowRange>& ranges, const std::function<void(RowRange&)>& work) {
-  if (ranges.size() == 1) {
-    work(ranges.front());
-  } else {
-    QtConcurrent::blockingMap(ranges, work);
-  }
-}
-
-std::vector<double> normalised(std::vector<double> weight) {
-  const double total = std::accumulate(weight.begin(), weight.end(), 0.0);
-  if (total > 0.0)
-    for (double& w : weight)
-      w /= total;
-  return weight;
-}
-
-/// Recolours the picture and counts the shares in one pass over the labels.
-void recolour(const kms::app::Dataset& data, const std::vector<float>& centroids, int k,
-              const std::vector<std::int32_t>& labels, Frame& frame) {
-  std::vector<QRgb> lut(static_cast<std::size_t>(k));
-  for (int c = 0; c < k; ++c)
-    lut[std::size_t(c)] = kms::app::centroidColour(&centroids[std::size_t(c) * 3]);
-  const bool hasAlpha = !data.alpha.empty();
-  QImage image(data.width, data.height, hasAlpha ? QImage::Format_ARGB32 : QImage::Format_RGB32);
-  const float* weights = data.weights.empty() ? nullptr : data.weights.data();
-  auto ranges = splitRows(data.height, data.n, k);
-  runRanges(ranges, [&](RowRange& range) {
-    for (int y = range.first; y < range.last; ++y) {
-      auto* line = reinterpret_cast<QRgb*>(image.scanLine(y));
-      const std::size_t row = std::size_t(y) * std::size_t(data.width);
-      for (int x = 0; x < data.width; ++x) {
-        const std::size_t i = row + std::size_t(x);
-        const auto label = std::size_t(labels[i]);
-        QRgb rgb = lut[label];
-        if (hasAlpha) rgb = (rgb & 0x00ffffffu) | (QRgb(data.alpha[i]) << 24);
-        line[x] = rgb;
-        range.weight[label] += weights ? double(weights[i]) : 1.0;
-      }
-    }
-  });
-  std::vector<double> weight(std::size_t(k), 0.0);
-  for (const auto& range : ranges)
-    for (int c = 0; c < k; ++c)
-      weight[std::size_t(c)] += range.weight[std::size_t(c)];
-  frame.shares = normalised(std::move(weight));
-  frame.quantized = std::move(image);
-}
-
-}  // namespace
-
-FramePtr buildFrame(kms::Snapshot& snapshot, const kms::app::DatasetPtr& data, std::uint64_t runId,
-                    bool finished, std::shared_ptr<LabelPool> pool) {
+FramePtr buildFrame(kms::Snapshot& snapshot, const FrameContext& context, std::uint64_t runId,
+                    bool finished, std::shared_ptr<LabelPool> pool, const StartInfo* starts) {
   QElapsedTimer clock;
   clock.start();
-  const kms::app::Dataset& dataset = *data;
+  const kms::app::ClusteringInput& input = *context.input;
+  const kms::app::Dataset& dataset = *input.dataset();
   std::shared_ptr<Frame> frame;
   if (pool)
     frame.reset(new Frame, [pool](Frame* dead) {
@@ -99,46 +22,68 @@ FramePtr buildFrame(kms::Snapshot& snapshot, const kms::app::DatasetPtr& data, s
     });
   else
     frame = std::make_shared<Frame>();
-  frame->dataset = data;
+  frame->dataset = input.dataset();
+  frame->input = context.input;
   frame->runId = runId;
   frame->iteration = snapshot.iteration;
-  frame->n = snapshot.n;
+  frame->n = dataset.n;
   frame->k = snapshot.k;
   frame->d = snapshot.d;
-  frame->centroids = snapshot.centroids;
-  frame->labels = std::move(snapshot.labels);
-  snapshot.labels = {};
+  frame->engineCentroids = snapshot.centroids;
+  frame->centroids = input.toDatasetSpace(snapshot.centroids);
+  if (input.rowsAreDatasetRows()) {
+    frame->labels = std::move(snapshot.labels);
+    snapshot.labels = {};
+  } else if (!snapshot.labels.empty()) {
+    input.toDatasetRows(snapshot.labels, frame->labels);
+  }
   frame->stats = snapshot.stats;
   frame->finished = finished;
+  if (starts) {
+    frame->start = starts->start;
+    frame->starts = starts->starts;
+    frame->bestStart = starts->best;
+    frame->startSummaries = starts->summaries;
+  }
+  if (dataset.isImage() && dataset.d >= 3)
+    frame->palette = kms::app::paletteOf(frame->centroids, dataset.d);
   const bool labelled = frame->labels.size() == dataset.n && dataset.n > 0;
   if (labelled) {
-    const bool picture = dataset.isImage() && dataset.d == 3 && dataset.width > 0 &&
+    frame->shares = kms::app::clusterShares(dataset, frame->labels, frame->k);
+    const bool picture = dataset.isImage() && !frame->palette.empty() && dataset.width > 0 &&
                          dataset.height > 0 &&
-                         std::size_t(dataset.width) * std::size_t(dataset.height) == dataset.n;
-    if (picture)
-      recolour(dataset, frame->centroids, frame->k, frame->labels, *frame);
-    else
-      frame->shares = kms::app::clusterShares(dataset, frame->labels, frame->k);
+                         std::size_t(dataset.width) * std::size_t(dataset.height) ==
+                             dataset.itemCount();
+    if (picture) {
+      frame->quantized = kms::app::quantizedImage(dataset, frame->palette, frame->labels);
+      if (context.quality)
+        frame->quality = context.quality->measure(frame->labels, frame->palette, finished);
+    }
   }
   frame->buildMs = double(clock.nsecsElapsed()) / 1e6;
   return frame;
 }
 
 QImage originalImage(const kms::app::Dataset& data) {
-  if (!data.isImage() || data.d != 3 || data.width <= 0 || data.height <= 0 ||
-      std::size_t(data.width) * std::size_t(data.height) != data.n)
+  if (!data.isImage() || data.d < 3 || data.width <= 0 || data.height <= 0 ||
+      std::size_t(data.width) * std::size_t(data.height) != data.itemCount())
     return {};
-  const bool hasAlpha = !data.alpha.empty();
-  QImage image(data.width, data.height, hasAlpha ? QImage::Format_ARGB32 : QImage::Format_RGB32);
-  auto ranges = splitRows(data.height, data.n, 0);
-  runRanges(ranges, [&](RowRange& range) {
-    for (int y = range.first; y < range.last; ++y) {
-      auto* line = reinterpret_cast<QRgb*>(image.scanLine(y));
-      const std::size_t row = std::size_t(y) * std::size_t(data.width);
-      for (int x = 0; x < data.width; ++x) {
-        const std::size_t i = row + std::size_t(x);
-        const QRgb rgb = kms::app::centroidColour(&data.values[i * 3]);
-        line[x] = hasAlpha ? (rgb & 0x00ffffffu) | (QRgb(data.alpha[i]) << 24) : rgb;
+  if (!data.picture.isNull()) return data.picture;
+  // Generated pictures: every pixel from its row (left-out pixels transparent).
+  const bool alpha = data.hasAlphaChannel() || data.hasLeftOutItems();
+  QImage image(data.width, data.height, alpha ? QImage::Format_ARGB32 : QImage::Format_RGB32);
+  uchar* bits = image.bits();
+  const std::size_t stride = std::size_t(image.bytesPerLine());
+  const std::size_t width = std::size_t(data.width);
+  kms::app::parallelRanges(std::size_t(data.height), 64, [&](std::size_t y0, std::size_t y1) {
+    for (std::size_t y = y0; y < y1; ++y) {
+      auto* line = reinterpret_cast<QRgb*>(bits + y * stride);
+      for (std::size_t x = 0; x < width; ++x) {
+        const std::uint32_t row = data.rowOf(y * width + x);
+        line[x] = row == kms::kNoRow
+                      ? qRgba(0, 0, 0, 0)
+                      : kms::app::centroidColour(&data.values[std::size_t(row) * std::size_t(data.d)],
+                                                 data.d);
       }
     }
   });

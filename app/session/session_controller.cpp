@@ -22,6 +22,7 @@ SessionController::SessionController(QObject* parent) : QObject(parent) {
   });
   connect(worker_, &SessionWorker::deliveryPending, this, &SessionController::deliveryPending);
   connect(worker_, &SessionWorker::failed, this, &SessionController::errorOccurred);
+  connect(worker_, &SessionWorker::startProgress, this, &SessionController::startProgress);
   connect(worker_, &SessionWorker::cudaProbed, this, [this](bool available, const QString& text) {
     cudaAvailable_ = available;
     cudaDescription_ = text;
@@ -90,8 +91,20 @@ void SessionController::adopt(const LoadedData& data, const QString& origin) {
   const int before = settings_.config.k;
   if (pendingK_) settings_.config.k = *pendingK_;
   pendingK_.reset();
-  // k cannot exceed the number of points: a tiny file gets k = n rather than an error.
-  if (std::size_t(settings_.config.k) > dataset_->n) settings_.config.k = int(dataset_->n);
+  // k cannot exceed the number of rows: a tiny file or a picture of few colours gets k = n
+  // rather than an error, and is told why.
+  if (std::size_t(settings_.config.k) > dataset_->n) {
+    const int wanted = settings_.config.k;
+    settings_.config.k = int(dataset_->n);
+    const QString what = dataset_->isImage()
+                             ? (dataset_->isCompact() ? tr("distinct colours") : tr("pixels"))
+                             : tr("points");
+    emit notice(tr("%1 has only %2 %3, so k = %4 became k = %2.")
+                    .arg(dataset_->displayName)
+                    .arg(dataset_->n)
+                    .arg(what)
+                    .arg(wanted));
+  }
   if (settings_.config.k != before) emit settingsChanged(settings_);
   // Queued before anyone hears of the new data, so commands they send in response (settings,
   // play) reach the worker after it has the data.
@@ -103,6 +116,10 @@ void SessionController::setSettings(const RunSettings& settings) {
   settings_ = settings;
   emit settingsChanged(settings_);
   command([w = worker_, s = settings] { w->applySettings(s); });
+}
+
+void SessionController::showStart(int start) {
+  command([w = worker_, start] { w->showStart(start); });
 }
 
 void SessionController::play() {

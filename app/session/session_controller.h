@@ -43,6 +43,8 @@ class SessionController : public QObject {
   void togglePlay();
   void step();
   void reset();
+  /// Best of N, once every start has finished: shows start `start`'s result.
+  void showStart(int start);
   /// Iterations per second; ≤ 0 runs flat out.
   void setPace(double iterationsPerSecond);
   double pace() const { return pace_; }
@@ -81,6 +83,10 @@ class SessionController : public QObject {
   void cudaProbed(bool available, const QString& description);
   /// The engine or the settings failed (k too large, CUDA unavailable, ...).
   void errorOccurred(const QString& message);
+  /// Something the user should know that is not an error (k lowered to fit the data).
+  void notice(const QString& message);
+  /// Best of N: start `start` (0-based) of `starts` is running.
+  void startProgress(int start, int starts);
 
  private:
   template <typename F>

@@ -11,7 +11,10 @@
 #include <memory>
 #include <vector>
 
+#include "core/cluster_input.h"
 #include "core/dataset.h"
+#include "core/quality.h"
+#include "io/export.h"
 #include "io/generators.h"
 #include "kmeans/backend.h"
 #include "kmeans/config.h"
@@ -23,6 +26,8 @@ namespace kms::session {
 struct RunSettings {
   kms::KMeansConfig config;  ///< k, init, seed, max_iterations, tolerance
   kms::BackendKind backend = kms::BackendKind::Auto;
+  kms::app::ClusteringOptions clustering;  ///< colour space, distinct values or every item
+  int restarts = 1;  ///< seeded starts (seeds seed, seed + 1, ...); the lowest inertia wins
 };
 
 enum class SessionState {
@@ -40,26 +45,39 @@ QString toDisplayString(SessionState state);
 /// The stats of one iteration as the charts need them; every iteration produces one.
 struct IterationRecord {
   std::uint64_t runId = 0;  ///< which run (a reset or new data starts a new one)
+  int start = 0;            ///< which start of a best-of-N run
   kms::IterationStats stats;
   double wallMs = 0.0;  ///< worker wall clock since iteration 1 began, when this step returned
 };
 
 /// One complete picture of a run, built on the worker. Never modified after it is published,
-/// so views on the GUI thread can keep it as long as they like without copying.
+/// so views on the GUI thread can keep it as long as they like without copying. Labels and
+/// centroids are the data set's: one label per data set row, centroids in its own units (sRGB
+/// for pictures, whatever space they were clustered in).
 struct Frame {
   kms::app::DatasetPtr dataset;  ///< the data this frame is of (views drop frames of older data)
+  kms::app::ClusteringInputPtr input;  ///< what the engine clustered (colour space, rows)
   std::uint64_t runId = 0;
   int iteration = 0;
-  std::size_t n = 0;
+  std::size_t n = 0;  ///< data set rows
   int k = 0;
   int d = 0;
-  std::vector<float> centroids;      ///< k × d, data units
-  std::vector<std::int32_t> labels;  ///< n values; empty at iteration 0
-  std::vector<double> shares;        ///< k weight fractions; empty at iteration 0
-  QImage quantized;                  ///< image data sets from iteration 1 on: recoloured pixels
-  kms::IterationStats stats;         ///< stats of `iteration` (zero at iteration 0)
-  bool finished = false;             ///< converged or reached max iterations
-  double buildMs = 0.0;              ///< what building this frame cost the worker
+  std::vector<float> centroids;        ///< k × d, the data set's units (sRGB for pictures)
+  std::vector<float> engineCentroids;  ///< k × d, the clustering space (dithering uses these)
+  std::vector<std::int32_t> labels;    ///< n values; empty at iteration 0
+  std::vector<double> shares;          ///< k weight fractions; empty at iteration 0
+  std::vector<QRgb> palette;           ///< pictures: each cluster's colour
+  QImage quantized;                    ///< pictures from iteration 1 on: recoloured pixels
+  kms::app::Quality quality;           ///< pictures from iteration 1 on (ΔE estimated)
+  kms::IterationStats stats;           ///< stats of `iteration` (zero at iteration 0)
+  bool finished = false;               ///< converged or reached max iterations
+  /// Best of N starts: which start this frame shows (0-based) and how they all ended (filled
+  /// once every start has finished).
+  int start = 0;
+  int starts = 1;
+  std::vector<kms::app::StartSummary> startSummaries;
+  int bestStart = -1;
+  double buildMs = 0.0;  ///< what building this frame cost the worker
 };
 using FramePtr = std::shared_ptr<const Frame>;
 

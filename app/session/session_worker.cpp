@@ -58,32 +58,40 @@ void SessionWorker::setDataset(kms::app::DatasetPtr dataset, const RunSettings& 
     return;
   }
   setState(SessionState::Preparing);
+  quality_ = kms::app::QualityContext::build(*dataset_);
+  input_.reset();
   ensureEngine(settings_.backend);
+  if (prepareInput()) initializeRun();
+}
+
+bool SessionWorker::prepareInput() {
   try {
-    engine_->setData(dataset_->view());
+    if (!input_ || input_->options() != settings_.clustering)
+      input_ = kms::app::ClusteringInput::build(dataset_, settings_.clustering);
+    engine_->setData(input_->view());
+  } catch (const std::bad_alloc&) {
+    input_.reset();
+    fail(tr("%1: not enough memory to cluster it this way").arg(dataset_->displayName),
+         SessionState::Invalid);
+    return false;
   } catch (const std::exception& e) {
+    input_.reset();
     fail(tr("%1: the engine cannot use this data: %2").arg(dataset_->displayName, qs(e.what())),
          SessionState::Invalid);
-    return;
+    return false;
   }
-  initializeRun();
+  return true;
 }
 
 void SessionWorker::applySettings(const RunSettings& settings) {
   commandDone();
   stopRunning(state_);
+  const bool newInput = !input_ || input_->options() != settings.clustering;
   settings_ = settings;
-  if (ensureEngine(settings_.backend)) {
-    if (dataset_) {
-      try {
-        engine_->setData(dataset_->view());
-      } catch (const std::exception& e) {
-        fail(qs(e.what()), SessionState::Invalid);
-        return;
-      }
-    }
-  }
-  if (dataset_) initializeRun();
+  const bool newEngine = ensureEngine(settings_.backend);
+  if (!dataset_) return;
+  if ((newEngine || newInput) && !prepareInput()) return;
+  initializeRun();
 }
 
 void SessionWorker::play() {
@@ -130,6 +138,12 @@ void SessionWorker::setFrameInterval(double ms) {
   frameIntervalMs_ = std::clamp(ms, 1.0, 1000.0);
 }
 
+void SessionWorker::showStart(int start) {
+  commandDone();
+  if (running_ || start < 0 || start >= int(starts_.size())) return;
+  publishStart(start);
+}
+
 void SessionWorker::probeCuda() {
   commandDone();
   const kms::CudaStatus status = kms::cudaStatus();
@@ -165,15 +179,20 @@ void SessionWorker::initializeRun() {
   ++runId_;
   mailbox_.clear();
   initialized_ = false;
+  starts_.clear();
+  startIterations_.clear();
+  start_ = 0;
+  if (!input_) return;
   setState(SessionState::Preparing);
   try {
+    input_->checkK(settings_.config.k);
     engine_->initialize(settings_.config);
   } catch (const std::exception& e) {
     fail(qs(e.what()), SessionState::Invalid);
     return;
   }
   initialized_ = true;
-  labelPool_->prepare(dataset_->n, 2);
+  labelPool_->prepare(input_->rows(), 2);
   runClock_.start();
   publishFrame();
   setState(SessionState::Ready);
@@ -202,7 +221,8 @@ void SessionWorker::queueSlice(std::uint64_t chain) {
 
 void SessionWorker::runSlice(std::uint64_t chain) {
   // A pause followed by a play leaves the old chain's slice queued: only the newest chain runs.
-  if (chain != sliceChain_ || !running_ || pace_ > 0.0) return;
+  // Starts after the first of a best-of-N run go flat out whatever the pace.
+  if (chain != sliceChain_ || !running_ || (pace_ > 0.0 && start_ == 0)) return;
   QElapsedTimer slice;
   slice.start();
   do {
@@ -217,13 +237,16 @@ void SessionWorker::pacedTick() {
     paceTimer_->stop();
     return;
   }
-  stepAndRecord(true);
+  if (stepAndRecord(true) && start_ > 0) {  // the animated start ended: the rest flat out
+    paceTimer_->stop();
+    queueSlice(++sliceChain_);
+  }
 }
 
 bool SessionWorker::stepAndRecord(bool forceFrame) {
   // The run's clock starts with its first iteration, not when it was set up: time spent
   // waiting for Play is not iteration time.
-  if (engine_->iteration() == 0) runClock_.start();
+  if (engine_->iteration() == 0 && start_ == 0) runClock_.start();
   kms::IterationStats stats;
   try {
     stats = engine_->step();
@@ -233,8 +256,16 @@ bool SessionWorker::stepAndRecord(bool forceFrame) {
         SessionState::Paused);
     return false;
   }
-  mailbox_.postRecord({runId_, stats, double(runClock_.nsecsElapsed()) / 1e6});
   const bool finished = engine_->finished();
+  if (settings_.restarts > 1) startIterations_.push_back(stats);
+  if (start_ > 0) {  // later starts of a best-of-N run: no frames, results kept for the end
+    if (!finished) return true;
+    if (nextStart()) return true;
+    publishStart(bestStart());
+    stopRunning(SessionState::Finished);
+    return false;
+  }
+  mailbox_.postRecord({runId_, 0, stats, double(runClock_.nsecsElapsed()) / 1e6});
   const bool frameDue =
       mailbox_.frameWanted() && double(frameClock_.nsecsElapsed()) / 1e6 >=
                                     std::max(frameIntervalMs_, kFrameCostRatio * lastFrameCostMs_);
@@ -244,11 +275,80 @@ bool SessionWorker::stepAndRecord(bool forceFrame) {
     publishInBackground(frameDue);
     if (mailbox_.claimWakeUp()) emit deliveryPending();
   }
+  if (finished && settings_.restarts > 1 && nextStart()) {
+    if (!running_) startRunning();  // a Step that ended the first start runs the rest
+    return true;
+  }
   if (finished) {
     stopRunning(SessionState::Finished);
     return false;
   }
   return true;
+}
+
+int SessionWorker::bestStart() const {
+  int best = 0;
+  for (std::size_t s = 1; s < starts_.size(); ++s)  // ties keep the earlier start
+    if (starts_[s].summary.inertia < starts_[std::size_t(best)].summary.inertia) best = int(s);
+  return best;
+}
+
+bool SessionWorker::nextStart() {
+  StartState state;
+  try {
+    engine_->snapshot(state.result);
+  } catch (const std::exception& e) {
+    fail(tr("Could not read the engine's state: %1").arg(qs(e.what())), SessionState::Paused);
+    return false;
+  }
+  state.iterations = std::move(startIterations_);
+  startIterations_.clear();
+  kms::app::StartSummary& summary = state.summary;
+  summary.start = start_;
+  summary.seed = settings_.config.seed + std::uint64_t(start_);
+  summary.iterations = int(state.iterations.size());
+  summary.converged = engine_->converged();
+  summary.inertia = state.iterations.empty() ? 0.0 : state.iterations.back().inertia;
+  if (quality_) {
+    std::vector<std::int32_t> rows;
+    input_->toDatasetRows(state.result.labels, rows);
+    const auto palette =
+        kms::app::paletteOf(input_->toDatasetSpace(state.result.centroids), input_->d());
+    summary.quality = quality_->measure(rows, palette, false);
+  }
+  starts_.push_back(std::move(state));
+  if (start_ + 1 >= settings_.restarts) return false;
+  ++start_;
+  kms::KMeansConfig config = settings_.config;
+  config.seed += std::uint64_t(start_);
+  try {
+    engine_->initialize(config);
+  } catch (const std::exception& e) {
+    fail(qs(e.what()), SessionState::Invalid);
+    return false;
+  }
+  emit startProgress(start_, settings_.restarts);
+  return true;
+}
+
+void SessionWorker::publishStart(int start) {
+  finishBackgroundFrame();
+  capturePending_ = false;
+  const StartState& state = starts_[std::size_t(start)];
+  // A fresh run id: the charts show this start's iterations from the beginning.
+  ++runId_;
+  mailbox_.clear();
+  for (const kms::IterationStats& stats : state.iterations)
+    mailbox_.postRecord({runId_, start, stats, 0.0});
+  kms::Snapshot copy = state.result;
+  StartInfo info;
+  info.start = start;
+  info.starts = settings_.restarts;
+  info.best = bestStart();
+  for (const StartState& s : starts_)
+    info.summaries.push_back(s.summary);
+  mailbox_.postFrame(buildFrame(copy, context(), runId_, true, labelPool_, &info));
+  if (mailbox_.claimWakeUp()) emit deliveryPending();
 }
 
 void SessionWorker::publishInBackground(bool frameDue) {
@@ -262,7 +362,8 @@ void SessionWorker::publishInBackground(bool frameDue) {
   if (backgroundFrame_.isRunning()) return;  // the previous frame is still being built
   QElapsedTimer cost;
   cost.start();
-  if (snapshot_.labels.capacity() < dataset_->n) snapshot_.labels = labelPool_->take(dataset_->n);
+  if (snapshot_.labels.capacity() < input_->rows())
+    snapshot_.labels = labelPool_->take(input_->rows());
   try {
     if (!engine_->takeCapturedSnapshot(snapshot_)) return;  // copy still in flight
   } catch (const std::exception& e) {
@@ -274,8 +375,8 @@ void SessionWorker::publishInBackground(bool frameDue) {
   // What the worker itself spent (taking the capture); the frame interval keeps it near 10 %.
   lastFrameCostMs_ = double(cost.nsecsElapsed()) / 1e6;
   frameClock_.start();
-  backgroundFrame_ = QtConcurrent::run([this, captured, dataset = dataset_, runId = runId_] {
-    mailbox_.postFrame(buildFrame(*captured, dataset, runId, false));
+  backgroundFrame_ = QtConcurrent::run([this, captured, context = context(), runId = runId_] {
+    mailbox_.postFrame(buildFrame(*captured, context, runId, false));
     if (mailbox_.claimWakeUp()) emit deliveryPending();
   });
 }
@@ -285,20 +386,21 @@ void SessionWorker::finishBackgroundFrame() {
 }
 
 void SessionWorker::publishFrame() {
-  if (!engine_ || !dataset_ || !initialized_) return;
+  if (!engine_ || !dataset_ || !input_ || !initialized_) return;
   finishBackgroundFrame();  // the newest state must not be overtaken by an older frame
   capturePending_ = false;
   QElapsedTimer cost;
   cost.start();
-  if (engine_->iteration() > 0 && snapshot_.labels.capacity() < dataset_->n)
-    snapshot_.labels = labelPool_->take(dataset_->n);
+  if (engine_->iteration() > 0 && snapshot_.labels.capacity() < input_->rows())
+    snapshot_.labels = labelPool_->take(input_->rows());
   try {
     engine_->snapshot(snapshot_);
   } catch (const std::exception& e) {
     fail(tr("Could not read the engine's state: %1").arg(qs(e.what())), SessionState::Paused);
     return;
   }
-  mailbox_.postFrame(buildFrame(snapshot_, dataset_, runId_, engine_->finished(), labelPool_));
+  mailbox_.postFrame(
+      buildFrame(snapshot_, context(), runId_, engine_->finished(), labelPool_));
   lastFrameCostMs_ = double(cost.nsecsElapsed()) / 1e6;
   frameClock_.start();
   if (mailbox_.claimWakeUp()) emit deliveryPending();

@@ -19,7 +19,10 @@
 #include <atomic>
 #include <memory>
 
+#include "core/cluster_input.h"
+#include "core/quality.h"
 #include "kmeans/engine.h"
+#include "session/frame_builder.h"
 #include "session/frame_mailbox.h"
 #include "session/label_pool.h"
 #include "session/session_types.h"
@@ -50,6 +53,8 @@ class SessionWorker : public QObject {
   void setFrameInterval(double ms);
   /// Asks the CUDA runtime whether a device answers (can take a while: never on the GUI thread).
   void probeCuda();
+  /// Best of N: shows start `start`'s final state (its frame and its iterations' records).
+  void showStart(int start);
 
  signals:
   void stateChanged(kms::session::SessionState state);
@@ -58,13 +63,25 @@ class SessionWorker : public QObject {
   void deliveryPending();
   void failed(const QString& message);
   void cudaProbed(bool available, const QString& description);
+  /// Best of N: start `start` (0-based) of `starts` is running (the first one is animated, the
+  /// others run flat out).
+  void startProgress(int start, int starts);
 
  private:
   void commandDone();
   /// Creates the engine for `kind` unless it is already there; true when a new engine was
   /// created (it has no data yet). A kind that cannot run falls back to the CPU with an error.
   bool ensureEngine(kms::BackendKind kind);
+  /// Builds the engine's input for the data set and the clustering options and hands it to the
+  /// engine; false (after failing with the reason) when that fails.
+  bool prepareInput();
   void initializeRun();
+  /// Best of N: records the finished start and starts the next one; false when none is left.
+  bool nextStart();
+  /// The finished start with the lowest inertia (ties: the earlier).
+  int bestStart() const;
+  /// The best start's final frame and records, once all starts are done.
+  void publishStart(int start);
   void startRunning();
   void stopRunning(SessionState next);
   void queueSlice(std::uint64_t chain);
@@ -86,6 +103,8 @@ class SessionWorker : public QObject {
   std::atomic<int>& pendingCommands_;
 
   kms::app::DatasetPtr dataset_;  // declared before engine_: the CPU engine reads its memory
+  kms::app::ClusteringInputPtr input_;  // what the engine clusters (reads its memory too)
+  std::shared_ptr<const kms::app::QualityContext> quality_;
   RunSettings settings_;
   std::unique_ptr<kms::Engine> engine_;
   kms::BackendKind engineKind_ = kms::BackendKind::Auto;  // the kind asked for, not the result
@@ -106,6 +125,17 @@ class SessionWorker : public QObject {
   QElapsedTimer frameClock_;  // since the last frame
   double frameIntervalMs_ = 1000.0 / 60.0;
   double lastFrameCostMs_ = 0.0;
+
+  /// Best of N: how each finished start ended, with what it takes to show it again.
+  struct StartState {
+    kms::app::StartSummary summary;
+    std::vector<kms::IterationStats> iterations;
+    kms::Snapshot result;  // labels per engine row and centroids (engine space)
+  };
+  std::vector<StartState> starts_;
+  int start_ = 0;                     // the start in progress
+  std::vector<kms::IterationStats> startIterations_;  // of the start in progress
+  FrameContext context() const { return {input_, quality_}; }
 };
 
 }  // namespace kms::session

@@ -22,8 +22,8 @@ QByteArray readAll(const QString& path) {
   return file.readAll();
 }
 
-/// A 3 × 2 image data set; labels alternate between two clusters.
-Dataset smallImage(bool translucent = false) {
+/// A 3 × 2 picture, one row per pixel; labels alternate between two clusters.
+Dataset smallImage() {
   Dataset image;
   image.kind = DatasetKind::Image;
   image.width = 3;
@@ -31,53 +31,117 @@ Dataset smallImage(bool translucent = false) {
   image.n = 6;
   image.d = 3;
   image.values.assign(18, 0.5f);
-  if (translucent) image.alpha = {255, 0, 128, 255, 255, 1};
+  return image;
+}
+
+/// The same picture in the compact form: two colours, pixel 1 fully transparent (left out).
+Dataset compactImage() {
+  Dataset image = smallImage();
+  image.n = 2;
+  image.values = {1.0f, 0.0f, 0.0f, 0.2f, 0.4f, 0.6f};
+  image.counts = {2, 3};
+  image.index = {0, kms::kNoRow, 0, 1, 1, 1};
   return image;
 }
 
 const std::vector<float> kCentroids = {1.0f, 0.0f, 0.0f, 0.2f, 0.4f, 0.6f};
+const std::vector<QRgb> kPalette = {qRgb(255, 0, 0), qRgb(51, 102, 153)};
 const std::vector<std::int32_t> kLabels = {0, 1, 0, 1, 1, 1};
 
-TEST(Export, QuantizedImagePaintsCentroidColours) {
-  const QImage image = quantizedImage(smallImage(), kCentroids, kLabels);
+/// Bit depth and colour type from a PNG's header (IHDR follows the 8-byte signature).
+std::pair<int, int> pngDepthAndType(const QByteArray& png) {
+  return {int(uchar(png[24])), int(uchar(png[25]))};
+}
+
+TEST(Export, PaletteOfRoundsCentroidsAndKeepsAlpha) {
+  EXPECT_EQ(paletteOf(kCentroids, 3), kPalette);
+  EXPECT_EQ(paletteOf({0.2f, 0.4f, 0.6f, 0.5f}, 4), std::vector<QRgb>{qRgba(51, 102, 153, 128)});
+}
+
+TEST(Export, QuantizedImageIsIndexedWithTheClusterColours) {
+  const QImage image = quantizedImage(smallImage(), kPalette, kLabels);
   EXPECT_EQ(image.size(), QSize(3, 2));
+  EXPECT_EQ(image.format(), QImage::Format_Indexed8);
+  EXPECT_EQ(image.colorCount(), 2);
   EXPECT_FALSE(image.hasAlphaChannel());
   EXPECT_EQ(image.pixel(0, 0), qRgb(255, 0, 0));
   EXPECT_EQ(image.pixel(1, 0), qRgb(51, 102, 153));
   EXPECT_EQ(image.pixel(2, 1), qRgb(51, 102, 153));
 }
 
-TEST(Export, QuantizedImageRestoresAlpha) {
-  const QImage image = quantizedImage(smallImage(true), kCentroids, kLabels);
-  EXPECT_TRUE(image.hasAlphaChannel());
-  EXPECT_EQ(image.pixel(1, 0), qRgba(51, 102, 153, 0));
-  EXPECT_EQ(image.pixel(2, 0), qRgba(255, 0, 0, 128));
+TEST(Export, QuantizedImageFromTheCompactFormLeavesLeftOutPixelsTransparent) {
+  const QImage image = quantizedImage(compactImage(), kPalette, {1, 0});
+  EXPECT_EQ(image.colorCount(), 3);  // two clusters and the transparent entry
+  EXPECT_EQ(image.pixel(0, 0), qRgb(51, 102, 153));
+  EXPECT_EQ(qAlpha(image.pixel(1, 0)), 0);
+  EXPECT_EQ(image.pixel(0, 1), qRgb(255, 0, 0));
+}
+
+TEST(Export, QuantizedImageBeyond256ColoursIsTrueColour) {
+  std::vector<QRgb> palette(300);
+  for (std::size_t c = 0; c < palette.size(); ++c)
+    palette[c] = qRgb(int(c % 256), int(c / 256), 7);
+  const QImage image = quantizedImage(smallImage(), palette, {299, 1, 0, 1, 256, 1});
+  EXPECT_EQ(image.format(), QImage::Format_RGB32);
+  EXPECT_EQ(image.pixel(0, 0), palette[299]);
+  EXPECT_EQ(image.pixel(1, 1), palette[256]);
 }
 
 TEST(Export, QuantizedImageRejectsMismatchedInput) {
-  EXPECT_THROW(quantizedImage(smallImage(), kCentroids, {0, 1}), std::invalid_argument);
-  EXPECT_THROW(quantizedImage(smallImage(), kCentroids, {0, 1, 0, 1, 1, 2}), std::invalid_argument);
+  EXPECT_THROW(quantizedImage(smallImage(), kPalette, {0, 1}), std::invalid_argument);
+  EXPECT_THROW(quantizedImage(smallImage(), kPalette, {0, 1, 0, 1, 1, 2}), std::invalid_argument);
   Dataset points = smallImage();
   points.kind = DatasetKind::Points;
-  EXPECT_THROW(quantizedImage(points, kCentroids, kLabels), std::invalid_argument);
+  EXPECT_THROW(quantizedImage(points, kPalette, kLabels), std::invalid_argument);
 }
 
-TEST(Export, ClusterSharesCountPointsOrWeights) {
+TEST(Export, ClusterSharesCountPixelsWeightsOrCounts) {
   Dataset data = smallImage();
   EXPECT_EQ(clusterShares(data, kLabels, 3), (std::vector<double>{2.0 / 6, 4.0 / 6, 0.0}));
   data.weights = {3, 1, 3, 1, 1, 1};
   EXPECT_EQ(clusterShares(data, kLabels, 2), (std::vector<double>{0.6, 0.4}));
+  EXPECT_EQ(clusterShares(compactImage(), {1, 0}, 2), (std::vector<double>{0.6, 0.4}));
 }
 
-TEST(Export, WrittenPngLoadsBackWithTheSameColours) {
+TEST(Export, PalettePngUsesTheFewestBitsAndLoadsBackWithTheSameColours) {
   const TempFiles files;
-  const QImage image = quantizedImage(smallImage(), kCentroids, kLabels);
+  for (const auto& [colours, depth] :
+       std::vector<std::pair<int, int>>{{2, 1}, {3, 2}, {4, 2}, {5, 4}, {16, 4}, {17, 8}}) {
+    QImage image(37, 5, QImage::Format_Indexed8);  // odd width: partly filled bytes
+    QList<QRgb> table;
+    for (int c = 0; c < colours; ++c)
+      table << qRgba(c * 13 % 256, 255 - c, c * 7 % 256, c == colours - 1 ? 0 : 255);
+    image.setColorTable(table);
+    for (int y = 0; y < image.height(); ++y)
+      for (int x = 0; x < image.width(); ++x)
+        image.setPixel(x, y, uint((x * 3 + y) % colours));
+    const QString path = files.path(QStringLiteral("p%1.png").arg(colours));
+    writeImage(path, image);
+    const QByteArray bytes = readAll(path);
+    EXPECT_EQ(pngDepthAndType(bytes), std::make_pair(depth, 3)) << colours << " colours";
+    EXPECT_TRUE(bytes.contains("tRNS")) << "the transparent colour needs a tRNS chunk";
+    const QImage back(path);
+    ASSERT_FALSE(back.isNull());
+    for (int y = 0; y < image.height(); ++y)
+      for (int x = 0; x < image.width(); ++x)
+        ASSERT_EQ(back.pixel(x, y), image.pixel(x, y)) << colours << ": " << x << "," << y;
+  }
+}
+
+TEST(Export, OpaquePalettePngHasNoTransparency) {
+  const TempFiles files;
+  const QImage image = quantizedImage(smallImage(), kPalette, kLabels);
   writeImage(files.path("out.png"), image);
   writeImage(files.path("no-suffix"), image);
   for (const char* name : {"out.png", "no-suffix"}) {
+    const QByteArray bytes = readAll(files.path(QString::fromLatin1(name)));
+    EXPECT_EQ(pngDepthAndType(bytes), std::make_pair(1, 3)) << name;
+    EXPECT_FALSE(bytes.contains("tRNS")) << name;
     const QImage back(files.path(QString::fromLatin1(name)), "png");
     ASSERT_FALSE(back.isNull()) << name;
-    EXPECT_EQ(back.convertToFormat(QImage::Format_RGB32), image) << name;
+    EXPECT_EQ(back.convertToFormat(QImage::Format_RGB32),
+              image.convertToFormat(QImage::Format_RGB32))
+        << name;
   }
   writeImage(files.path("out.jpg"), image);
   EXPECT_EQ(QImage(files.path("out.jpg")).size(), QSize(3, 2));
@@ -88,31 +152,40 @@ TEST(Export, WrittenPngLoadsBackWithTheSameColours) {
 TEST(Export, GimpPaletteIsSortedByShare) {
   const TempFiles files;
   const QString path = files.path("palette.gpl");
-  writePaletteGpl(path, kCentroids, {0.25, 0.75}, QStringLiteral("sunset\nphoto"));
+  writePaletteGpl(path, kPalette, {0.25, 0.75}, QStringLiteral("sunset\nphoto"));
   EXPECT_EQ(readAll(path),
             "GIMP Palette\nName: sunset photo\nColumns: 4\n#\n"
             " 51 102 153\t#336699 75.0%\n"
             "255   0   0\t#ff0000 25.0%\n");
 }
 
-TEST(Export, HexPaletteUsesTheSameOrder) {
+TEST(Export, HexPaletteUsesTheSameOrderAndWritesAlpha) {
   const TempFiles files;
   const QString path = files.path("palette.txt");
-  writePaletteHex(path, kCentroids, {0.25, 0.75});
+  writePaletteHex(path, kPalette, {0.25, 0.75});
   EXPECT_EQ(readAll(path), "#336699\n#ff0000\n");
-  EXPECT_THROW(writePaletteHex(path, kCentroids, {1.0}), std::invalid_argument);
+  EXPECT_THROW(writePaletteHex(path, kPalette, {1.0}), std::invalid_argument);
+  writePaletteHex(path, {qRgba(255, 0, 0, 128)}, {1.0});
+  EXPECT_EQ(readAll(path), "#ff000080\n");
 }
 
 TEST(Export, LabelsCsvLoadsBackThroughTheTextReader) {
   const TempFiles files;
   const QString path = files.path("labels.csv");
-  writeLabelsCsv(path, kLabels);
+  writeLabelsCsv(path, smallImage(), kLabels);
   EXPECT_TRUE(readAll(path).startsWith("index,label\n0,0\n1,1\n"));
   // "index" is an id column, so the loader keeps only the labels.
   const DatasetPtr back = loadOrFail(path);
   ASSERT_TRUE(back);
   EXPECT_EQ(back->d, 1);
   EXPECT_EQ(back->values, (std::vector<float>{0, 1, 0, 1, 1, 1}));
+}
+
+TEST(Export, LabelsCsvOfTheCompactFormHasALabelPerPixel) {
+  const TempFiles files;
+  const QString path = files.path("labels.csv");
+  writeLabelsCsv(path, compactImage(), {1, 0});
+  EXPECT_EQ(readAll(path), "index,label\n0,1\n1,-1\n2,1\n3,0\n4,0\n5,0\n");
 }
 
 TEST(Export, CentroidsCsvRoundTripsExactly) {
@@ -208,7 +281,7 @@ TEST(Export, FailuresNameTheFileAndLeaveNothingBehind) {
   const TempFiles files;
   const QString missingDir = files.path("no/such/dir/labels.csv");
   try {
-    writeLabelsCsv(missingDir, kLabels);
+    writeLabelsCsv(missingDir, smallImage(), kLabels);
     ADD_FAILURE() << "no ExportError";
   } catch (const ExportError& e) {
     EXPECT_EQ(e.file(), missingDir);
@@ -218,7 +291,7 @@ TEST(Export, FailuresNameTheFileAndLeaveNothingBehind) {
   }
   // A regular file where a directory should be: fails for every user, root included.
   const QString notADir = files.write("plain", "x") + QStringLiteral("/palette.gpl");
-  EXPECT_THROW(writePaletteGpl(notADir, kCentroids, {0.5, 0.5}, "p"), ExportError);
+  EXPECT_THROW(writePaletteGpl(notADir, kPalette, {0.5, 0.5}, "p"), ExportError);
   EXPECT_THROW(writeImage(notADir + ".png", QImage(2, 2, QImage::Format_RGB32)), ExportError);
   EXPECT_EQ(QDir(files.path(".")).entryList(QDir::Files), QStringList{"plain"});
 }

@@ -1,4 +1,5 @@
-// Images: pixel values, alpha, every codec, 16-bit, EXIF orientation, size limits, corruption.
+// Images: the compact form (distinct colours, counts, per-pixel index), alpha, every codec,
+// grey / palette / CMYK / 16-bit sources, animations, EXIF orientation, size limits, corruption.
 #include <gtest/gtest.h>
 
 #include <QBuffer>
@@ -31,6 +32,14 @@ quint32 crc32(const QByteArray& bytes) {
   return ~crc;
 }
 
+/// The colour of pixel i as the data set holds it (through the compact form).
+std::vector<float> pixelValues(const Dataset& data, std::size_t i) {
+  const std::uint32_t row = data.rowOf(i);
+  if (row == kms::kNoRow) return {};
+  const auto at = data.values.begin() + std::ptrdiff_t(std::size_t(row) * std::size_t(data.d));
+  return {at, at + data.d};
+}
+
 QString save(const TempFiles& files, const QImage& image, const char* name,
              const char* format = nullptr) {
   const QString path = files.path(QString::fromLatin1(name));
@@ -38,37 +47,105 @@ QString save(const TempFiles& files, const QImage& image, const char* name,
   return path;
 }
 
-TEST(ImageLoader, PngPixelsBecomeExactRgbPoints) {
+TEST(ImageLoader, PngPixelsBecomeExactDistinctColoursWithCounts) {
   const TempFiles files;
-  const DatasetPtr data = loadOrFail(save(files, testImage(), "photo.png"));
+  QImage image = testImage();
+  image.setPixel(4, 3, image.pixel(0, 0));  // one colour twice
+  const DatasetPtr data = loadOrFail(save(files, image, "photo.png"));
   ASSERT_TRUE(data);
   EXPECT_TRUE(data->isImage());
   EXPECT_EQ(data->width, 5);
   EXPECT_EQ(data->height, 4);
-  EXPECT_EQ(data->n, 20u);
+  EXPECT_EQ(data->itemCount(), 20u);
+  EXPECT_EQ(data->n, 19u);  // distinct colours
   EXPECT_EQ(data->d, 3);
   EXPECT_EQ(data->dimensionNames, (QStringList{"R", "G", "B"}));
-  EXPECT_TRUE(data->alpha.empty());
+  EXPECT_EQ(data->clusteredItems(), 20u);
+  EXPECT_FALSE(data->hasLeftOutItems());
   EXPECT_EQ(data->displayName, QStringLiteral("photo.png"));
+  EXPECT_EQ(data->rowOf(0), data->rowOf(19));
+  EXPECT_EQ(data->counts[data->rowOf(0)], 2u);
   for (int y = 0; y < 4; ++y)
     for (int x = 0; x < 5; ++x) {
-      const std::size_t i = std::size_t(y * 5 + x) * 3;
-      EXPECT_EQ(data->values[i], float(40 * x + 3) / 255.0f);
-      EXPECT_EQ(data->values[i + 1], float(50 * y + 7) / 255.0f);
-      EXPECT_EQ(data->values[i + 2], float(255 - 30 * x - 20 * y) / 255.0f);
+      const QRgb c = image.pixel(x, y);
+      EXPECT_EQ(pixelValues(*data, std::size_t(y * 5 + x)),
+                (std::vector<float>{qRed(c) / 255.0f, qGreen(c) / 255.0f, qBlue(c) / 255.0f}))
+          << x << "," << y;
     }
+  EXPECT_EQ(data->picture.size(), QSize(5, 4));
+  EXPECT_EQ(data->picture.pixel(2, 1), image.pixel(2, 1));
 }
 
-TEST(ImageLoader, AlphaIsKeptAsideAndColoursAreNotPremultiplied) {
+TEST(ImageLoader, PartlyTransparentPixelsCarryAlphaAsAFourthValue) {
   const TempFiles files;
-  QImage image(2, 1, QImage::Format_ARGB32);
+  QImage image(3, 1, QImage::Format_ARGB32);
   image.setPixel(0, 0, qRgba(200, 100, 50, 128));
   image.setPixel(1, 0, qRgba(10, 20, 30, 255));
+  image.setPixel(2, 0, qRgba(99, 99, 99, 0));  // fully transparent: left out
   const DatasetPtr data = loadOrFail(save(files, image, "alpha.png"));
   ASSERT_TRUE(data);
-  EXPECT_EQ(data->alpha, (std::vector<std::uint8_t>{128, 255}));
-  EXPECT_EQ(data->values[0], 200.0f / 255.0f);
-  EXPECT_EQ(data->values[3], 10.0f / 255.0f);
+  EXPECT_EQ(data->d, 4);
+  EXPECT_EQ(data->dimensionNames, (QStringList{"R", "G", "B", "A"}));
+  EXPECT_TRUE(data->hasAlphaChannel());
+  EXPECT_TRUE(data->hasLeftOutItems());
+  EXPECT_EQ(data->n, 2u);
+  EXPECT_EQ(pixelValues(*data, 0), (std::vector<float>{200 / 255.0f, 100 / 255.0f, 50 / 255.0f,
+                                                       128 / 255.0f}));  // not premultiplied
+  EXPECT_EQ(pixelValues(*data, 1), (std::vector<float>{10 / 255.0f, 20 / 255.0f, 30 / 255.0f, 1}));
+  EXPECT_EQ(data->rowOf(2), kms::kNoRow);
+  EXPECT_EQ(data->notes, QStringList{"fully transparent pixels are left out of clustering"});
+}
+
+TEST(ImageLoader, BinaryAlphaKeepsThreeValuesAndLeavesTransparentPixelsOut) {
+  const TempFiles files;
+  QImage image(2, 2, QImage::Format_ARGB32);
+  image.fill(qRgba(0, 0, 0, 0));
+  image.setPixel(0, 0, qRgba(1, 2, 3, 255));
+  image.setPixel(1, 1, qRgba(1, 2, 3, 255));
+  const DatasetPtr data = loadOrFail(save(files, image, "cutout.png"));
+  ASSERT_TRUE(data);
+  EXPECT_EQ(data->d, 3);
+  EXPECT_EQ(data->n, 1u);
+  EXPECT_EQ(data->clusteredItems(), 2u);
+  EXPECT_EQ(data->rowOf(1), kms::kNoRow);
+  QImage clear(3, 3, QImage::Format_ARGB32);
+  clear.fill(Qt::transparent);
+  EXPECT_TRUE(failsToLoad(save(files, clear, "invisible.png"), {"every pixel is fully transparent"}));
+}
+
+TEST(ImageLoader, GreyPaletteAndCmykSourcesBecomeRgb) {
+  const TempFiles files;
+  QImage grey(4, 1, QImage::Format_Grayscale8);
+  for (int x = 0; x < 4; ++x)
+    grey.setPixel(x, 0, qRgb(x * 80, x * 80, x * 80));
+  const DatasetPtr g = loadOrFail(save(files, grey, "grey.png"));
+  ASSERT_TRUE(g);
+  EXPECT_EQ(g->n, 4u);
+  EXPECT_EQ(pixelValues(*g, 3), (std::vector<float>{240 / 255.0f, 240 / 255.0f, 240 / 255.0f}));
+  QImage indexed(3, 2, QImage::Format_Indexed8);
+  indexed.setColorTable({qRgb(255, 0, 0), qRgb(0, 0, 255)});
+  indexed.fill(0);
+  indexed.setPixel(1, 1, 1);
+  const DatasetPtr p = loadOrFail(save(files, indexed, "palette.png"));
+  ASSERT_TRUE(p);
+  EXPECT_EQ(p->n, 2u);
+  EXPECT_EQ(pixelValues(*p, 4), (std::vector<float>{0, 0, 1}));
+  // A CMYK JPEG (tests/data/cmyk.jpg: cyan grows to the right, yellow on the right half).
+  const DatasetPtr c = loadOrFail(QStringLiteral(KMS_TEST_DATA_DIR "/cmyk.jpg"));
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->width, 24);
+  EXPECT_EQ(c->height, 16);
+  EXPECT_GT(pixelValues(*c, 0)[2], 0.8f);        // white-ish top left
+  EXPECT_LT(pixelValues(*c, 22)[2], 0.5f);       // yellow: little blue
+  EXPECT_LT(pixelValues(*c, 23)[0], pixelValues(*c, 0)[0]);  // cyan: less red
+}
+
+TEST(ImageLoader, AnimationsUseTheFirstFrameAndSaySo) {
+  const DatasetPtr data = loadOrFail(QStringLiteral(KMS_TEST_DATA_DIR "/animated.gif"));
+  ASSERT_TRUE(data);
+  EXPECT_EQ(data->n, 1u);
+  EXPECT_EQ(pixelValues(*data, 0), (std::vector<float>{1, 0, 0}));  // frame 1 is red
+  EXPECT_EQ(data->notes, QStringList{"an animation of 3 frames: the first frame is used"});
 }
 
 TEST(ImageLoader, EveryInstalledCodecLoads) {
@@ -87,7 +164,7 @@ TEST(ImageLoader, EveryInstalledCodecLoads) {
     // Lossy codecs (JPEG, WebP) change colours a little; the others are exact.
     const float tolerance =
         QByteArray(format) == "jpg" || QByteArray(format) == "webp" ? 0.1f : 0.0f;
-    EXPECT_NEAR(data->values[3 * 17], float(40 + 3) / 255.0f, tolerance) << format;
+    EXPECT_NEAR(pixelValues(*data, 17)[0], float(40 + 3) / 255.0f, tolerance) << format;
   }
   // Qt reads GIF but cannot write it: the classic 1 × 1 GIF with a red pixel.
   const QByteArray gif(
@@ -95,6 +172,7 @@ TEST(ImageLoader, EveryInstalledCodecLoads) {
   const DatasetPtr red = loadOrFail(files.write("red.gif", gif));
   ASSERT_TRUE(red);
   EXPECT_EQ(red->values, (std::vector<float>{1, 0, 0}));
+  EXPECT_EQ(red->itemCount(), 1u);
 }
 
 TEST(ImageLoader, SixteenBitChannelsKeepTheirPrecision) {
@@ -104,6 +182,29 @@ TEST(ImageLoader, SixteenBitChannelsKeepTheirPrecision) {
   const DatasetPtr data = loadOrFail(save(files, image, "deep.png"));
   ASSERT_TRUE(data);
   EXPECT_EQ(data->values, (std::vector<float>{1000.0f / 65535.0f, 40000.0f / 65535.0f, 1.0f}));
+}
+
+TEST(ImageLoader, SixteenBitPicturesAreCompactedWhenColoursRepeatElsePerPixel) {
+  const TempFiles files;
+  QImage flat(64, 64, QImage::Format_RGBA64);
+  flat.fill(QColor::fromRgba64(1000, 2000, 3000));
+  flat.setPixelColor(5, 5, QColor::fromRgba64(1001, 2000, 3000));
+  const DatasetPtr compact = loadOrFail(save(files, flat, "flat16.png"));
+  ASSERT_TRUE(compact);
+  EXPECT_EQ(compact->n, 2u);
+  EXPECT_TRUE(compact->isCompact());
+  EXPECT_EQ(compact->notes, QStringList{"16-bit colours, 2 distinct"});
+  // A gradient where every pixel differs: clustered pixel by pixel, and the note says so.
+  QImage ramp(600, 600, QImage::Format_RGBA64);
+  for (int y = 0; y < 600; ++y)
+    for (int x = 0; x < 600; ++x)
+      ramp.setPixelColor(x, y, QColor::fromRgba64(quint16(x * 100), quint16(y * 100), 7));
+  const DatasetPtr perPixel = loadOrFail(save(files, ramp, "ramp16.png"));
+  ASSERT_TRUE(perPixel);
+  EXPECT_EQ(perPixel->n, 360000u);
+  EXPECT_FALSE(perPixel->isCompact());
+  EXPECT_EQ(perPixel->notes,
+            QStringList{"16-bit colours, nearly every pixel different: clustered pixel by pixel"});
 }
 
 TEST(ImageLoader, ExifOrientationIsApplied) {
@@ -155,7 +256,7 @@ TEST(ImageLoader, QtAllocationLimitIsRaisedForBigPictures) {
   const DatasetPtr data = loadOrFail(path);
   QImageReader::setAllocationLimit(saved);
   ASSERT_TRUE(data);
-  EXPECT_EQ(data->n, 1024u * 600u);
+  EXPECT_EQ(data->itemCount(), 1024u * 600u);
 }
 
 TEST(ImageLoader, CorruptAndFakeImagesAreRejected) {

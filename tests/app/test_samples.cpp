@@ -21,7 +21,8 @@ TEST(Samples, LandscapePhotoIsAColourfulOpaqueImage) {
   EXPECT_TRUE(photo->isImage());
   EXPECT_EQ(photo->width, 1600);
   EXPECT_EQ(photo->height, 1067);
-  EXPECT_TRUE(photo->alpha.empty());
+  EXPECT_FALSE(photo->hasAlphaChannel());
+  EXPECT_FALSE(photo->hasLeftOutItems());
   // Varied enough for quantisation to be interesting: many distinct colours.
   std::set<std::uint32_t> colours;
   for (std::size_t i = 0; i < photo->n; i += 7) {

@@ -136,8 +136,12 @@ TEST(FrameBuilder, RecolourMatchesCentroidsAndCountsShares) {
   snap.d = 3;
   snap.centroids = {1.0f, 0.0f, 0.0f, 0.0f, 0.0f, 1.0f};
   snap.labels = {0, 0, 0, 0, 0, 0, 1, 1};
-  const auto frame = kms::session::buildFrame(snap, data, 9, false);
+  const kms::session::FrameContext context{kms::app::ClusteringInput::build(data, {}),
+                                           kms::app::QualityContext::build(*data)};
+  const auto frame = kms::session::buildFrame(snap, context, 9, false);
   EXPECT_EQ(frame->dataset, data);
+  EXPECT_EQ(frame->palette, (std::vector<QRgb>{qRgb(255, 0, 0), qRgb(0, 0, 255)}));
+  EXPECT_TRUE(frame->quality.valid());
   EXPECT_EQ(frame->runId, 9u);
   EXPECT_EQ(frame->iteration, 3);
   ASSERT_EQ(frame->quantized.size(), QSize(4, 2));

@@ -1,0 +1,87 @@
+#include "core/quality.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/colour_space.h"
+
+namespace kms::app {
+
+std::shared_ptr<const QualityContext> QualityContext::build(const Dataset& dataset) {
+  if (!dataset.isImage() || dataset.d < 3) return nullptr;
+  std::shared_ptr<QualityContext> q(new QualityContext);
+  const std::size_t n = dataset.n, d = std::size_t(dataset.d);
+  q->rgb_.resize(n * 3);
+  q->lab_.resize(n * 3);
+  q->weight_.resize(n);
+  for (std::size_t r = 0; r < n; ++r) {
+    double rgb[3];
+    for (int c = 0; c < 3; ++c) {
+      q->rgb_[r * 3 + c] = dataset.values[r * d + c] * 255.0f;
+      rgb[c] = dataset.values[r * d + c];
+    }
+    srgbToLab(rgb, &q->lab_[r * 3]);
+    q->weight_[r] = dataset.counts.empty() ? 1.0 : double(dataset.counts[r]);
+    q->total_ += q->weight_[r];
+  }
+  if (n <= kDeltaESamples) {
+    q->sampleIsExact_ = true;
+    return q;
+  }
+  // Stratified over pixels: sample j is the pixel at (j + ½)·total / S in row order.
+  std::vector<double> prefix(n);
+  double running = 0.0;
+  for (std::size_t r = 0; r < n; ++r)
+    prefix[r] = running += q->weight_[r];
+  for (std::size_t j = 0; j < kDeltaESamples; ++j) {
+    const double at = (double(j) + 0.5) * q->total_ / double(kDeltaESamples);
+    const auto row = std::uint32_t(std::upper_bound(prefix.begin(), prefix.end(), at) -
+                                   prefix.begin());
+    const std::uint32_t clamped = std::min<std::uint32_t>(row, std::uint32_t(n - 1));
+    if (!q->sampleRows_.empty() && q->sampleRows_.back() == clamped)
+      q->sampleWeight_.back() += 1.0;
+    else
+      q->sampleRows_.push_back(clamped), q->sampleWeight_.push_back(1.0);
+  }
+  return q;
+}
+
+Quality QualityContext::measure(const std::vector<std::int32_t>& rowLabels,
+                                const std::vector<QRgb>& palette, bool exactDeltaE) const {
+  Quality out;
+  const std::size_t n = weight_.size();
+  if (rowLabels.size() != n || palette.empty() || !(total_ > 0.0)) return out;
+  std::vector<double> paletteLab(palette.size() * 3);
+  for (std::size_t j = 0; j < palette.size(); ++j) {
+    const double rgb[3] = {qRed(palette[j]) / 255.0, qGreen(palette[j]) / 255.0,
+                           qBlue(palette[j]) / 255.0};
+    srgbToLab(rgb, &paletteLab[j * 3]);
+  }
+  double squared = 0.0;
+  for (std::size_t r = 0; r < n; ++r) {
+    const QRgb p = palette[std::size_t(rowLabels[r])];
+    const double dr = rgb_[r * 3] - qRed(p), dg = rgb_[r * 3 + 1] - qGreen(p),
+                 db = rgb_[r * 3 + 2] - qBlue(p);
+    squared += weight_[r] * (dr * dr + dg * dg + db * db);
+  }
+  const double mse = squared / (3.0 * total_);
+  out.psnr = mse > 0.0 ? 10.0 * std::log10(255.0 * 255.0 / mse)
+                       : std::numeric_limits<double>::infinity();
+  double sum = 0.0, weight = 0.0;
+  const auto add = [&](std::size_t r, double w) {
+    sum += w * deltaE2000(&lab_[r * 3], &paletteLab[std::size_t(rowLabels[r]) * 3]);
+    weight += w;
+  };
+  if (sampleIsExact_ || exactDeltaE) {
+    for (std::size_t r = 0; r < n; ++r)
+      add(r, weight_[r]);
+    out.deltaEExact = true;
+  } else {
+    for (std::size_t s = 0; s < sampleRows_.size(); ++s)
+      add(sampleRows_[s], sampleWeight_[s]);
+  }
+  out.deltaE = weight > 0.0 ? sum / weight : 0.0;
+  return out;
+}
+
+}  // namespace kms::app
