@@ -192,14 +192,20 @@ QImage ditheredImage(const ClusteringInput& input, const std::vector<float>& cen
   const auto stop = [cancel] { return cancel && cancel->load(std::memory_order_relaxed); };
 
   if (mode == DitherMode::FloydSteinberg) {
-    // Diffused colours stay inside the data's box: error cannot pile up in saturated areas.
+    // Diffused colours stay inside the box of the data and the palette: error cannot pile up
+    // in saturated areas, and a flat area can still reach the colours around it.
     std::vector<float> lo(std::size_t(d), std::numeric_limits<float>::max()),
         hi(std::size_t(d), std::numeric_limits<float>::lowest());
-    for (std::size_t r = 0; r < data.n; ++r)
+    const auto extend = [&](const float* v) {
       for (int c = 0; c < d; ++c) {
-        lo[std::size_t(c)] = std::min(lo[std::size_t(c)], rows[r * std::size_t(d) + std::size_t(c)]);
-        hi[std::size_t(c)] = std::max(hi[std::size_t(c)], rows[r * std::size_t(d) + std::size_t(c)]);
+        lo[std::size_t(c)] = std::min(lo[std::size_t(c)], v[c]);
+        hi[std::size_t(c)] = std::max(hi[std::size_t(c)], v[c]);
       }
+    };
+    for (std::size_t r = 0; r < data.n; ++r)
+      extend(&rows[r * std::size_t(d)]);
+    for (int j = 0; j < search.k(); ++j)
+      extend(search.colour(j));
     const int bands = (data.height + kDitherBandRows - 1) / kDitherBandRows;
     parallelRanges(std::size_t(bands), 1, [&](std::size_t b0, std::size_t b1) {
       for (std::size_t b = b0; b < b1 && !stop(); ++b)

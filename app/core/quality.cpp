@@ -53,8 +53,9 @@ Quality QualityContext::measure(const std::vector<std::int32_t>& rowLabels,
   if (rowLabels.size() != n || palette.empty() || !(total_ > 0.0)) return out;
   std::vector<double> paletteLab(palette.size() * 3);
   for (std::size_t j = 0; j < palette.size(); ++j) {
-    const double rgb[3] = {qRed(palette[j]) / 255.0, qGreen(palette[j]) / 255.0,
-                           qBlue(palette[j]) / 255.0};
+    // As the rows' colours are held (v / 255 in float), so that equal colours differ by 0.
+    const double rgb[3] = {qRed(palette[j]) / 255.0f, qGreen(palette[j]) / 255.0f,
+                           qBlue(palette[j]) / 255.0f};
     srgbToLab(rgb, &paletteLab[j * 3]);
   }
   double squared = 0.0;

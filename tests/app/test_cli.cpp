@@ -3,6 +3,7 @@
 
 #include <QFile>
 #include <QImage>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
@@ -94,6 +95,96 @@ TEST(Cli, QuantisesAGeneratedPhoto) {
       colours.insert(quantised.pixel(x, y));
   EXPECT_LE(colours.size(), 8u);
   EXPECT_GE(colours.size(), 4u);
+}
+
+/// A 64 × 48 picture of smooth gradients with repeated colours, saved as PNG.
+QString gradientPicture(const TempFiles& files) {
+  QImage image(64, 48, QImage::Format_RGB32);
+  for (int y = 0; y < 48; ++y)
+    for (int x = 0; x < 64; ++x)
+      image.setPixel(x, y, qRgb((x * 4) & 0xfc, (y * 5) & 0xf8, ((x + y) * 2) & 0xf0));
+  const QString path = files.path("gradient.png");
+  EXPECT_TRUE(image.save(path));
+  return path;
+}
+
+TEST(Cli, WritesPalettePngsWithEveryOptionAndReportsQualityAndStarts) {
+  const TempFiles files;
+  const QString input = gradientPicture(files);
+  for (const char* space : {"srgb", "linear", "lab", "oklab"})
+    for (const char* dither : {"none", "fs", "ordered"}) {
+      const QString out = files.path(QStringLiteral("q-%1-%2.png").arg(space, dither));
+      const CliRun run = runCli({input, "-k", "5", "--backend", "cpu", "--colour-space", space,
+                                 "--dither", dither, "--restarts", "3", "--out-image", out,
+                                 "--report", files.path("r.json"), "--quiet"});
+      ASSERT_EQ(run.exitCode, 0) << space << " " << dither << ": " << run.err.toStdString();
+      QFile png(out);
+      ASSERT_TRUE(png.open(QIODevice::ReadOnly));
+      const QByteArray head = png.read(32);
+      EXPECT_EQ(int(uchar(head[24])), 4) << "5 colours fit in 4 bits per pixel";
+      EXPECT_EQ(int(uchar(head[25])), 3) << "a palette PNG";
+      const QJsonObject report = readJson(files.path("r.json"));
+      EXPECT_EQ(report["settings"]["colour_space"].toString(), QString::fromLatin1(space));
+      EXPECT_EQ(report["settings"]["dither"].toString(), QString::fromLatin1(dither));
+      EXPECT_EQ(report["settings"]["restarts"].toInt(), 3);
+      const QJsonArray starts = report["starts"].toArray();
+      ASSERT_EQ(starts.size(), 3);
+      // The best start is the one with the lowest inertia, and the iterations are its own.
+      int best = 0;
+      for (int s = 1; s < 3; ++s)
+        if (starts[s]["inertia"].toDouble() < starts[best]["inertia"].toDouble()) best = s;
+      EXPECT_EQ(report["best_start"].toInt(), best);
+      EXPECT_EQ(report["final_inertia"].toDouble(), starts[best]["inertia"].toDouble());
+      EXPECT_EQ(report["iteration_count"].toInt(), starts[best]["iterations"].toInt());
+      EXPECT_EQ(starts[1]["seed"].toInt(), 2);
+      EXPECT_GT(report["quality"]["psnr"].toDouble(), 15.0);
+      EXPECT_GT(report["quality"]["delta_e"].toDouble(), 0.0);
+      EXPECT_TRUE(report["iterations"][0]["psnr"].isDouble());
+      EXPECT_LT(report["rows"].toInt(), report["n"].toInt()) << "distinct colours, not pixels";
+    }
+}
+
+TEST(Cli, CompactionModesSayWhatTheyCluster) {
+  // (That both forms give the same result from the same start is checked in
+  // test_cluster_input.cpp; here, that the CLI passes the choice through and reports it.)
+  const TempFiles files;
+  const QString input = gradientPicture(files);
+  const struct {
+    QStringList arguments;
+    const char* rowsAre;
+    bool fewerRows;
+  } cases[] = {{{input, "--per-pixel"}, "pixels", false},
+               {{input}, "distinct colours", true},
+               {{files.write("dup.csv", "x,y\n1,2\n1,2\n3,4\n1,2\n"), "--dedupe"},
+                "distinct points",
+                true},
+               {{files.write("same.csv", "x,y\n1,2\n1,2\n3,4\n1,2\n")}, "points", false}};
+  for (const auto& c : cases) {
+    const CliRun run = runCli(c.arguments + QStringList{"-k", "2", "--backend", "cpu", "--report",
+                                                        files.path("r.json")});
+    ASSERT_EQ(run.exitCode, 0) << run.err.toStdString();
+    const QJsonObject report = readJson(files.path("r.json"));
+    EXPECT_EQ(report["settings"]["rows_are"].toString(), QString::fromLatin1(c.rowsAre));
+    EXPECT_EQ(report["rows"].toInt() < report["n"].toInt(), c.fewerRows) << c.rowsAre;
+    EXPECT_TRUE(run.out.contains(QString::fromLatin1(c.rowsAre))) << run.out.toStdString();
+  }
+}
+
+TEST(Cli, KAboveTheDistinctColoursIsAClearError) {
+  const TempFiles files;
+  QImage image(10, 10, QImage::Format_RGB32);
+  for (int y = 0; y < 10; ++y)
+    for (int x = 0; x < 10; ++x)
+      image.setPixel(x, y, qRgb(60 * (x % 5), 10, 10));
+  const QString path = files.path("five.png");
+  ASSERT_TRUE(image.save(path));
+  const CliRun run = runCli({path, "-k", "16", "--backend", "cpu"});
+  EXPECT_EQ(run.exitCode, 2);
+  EXPECT_TRUE(run.err.contains(QStringLiteral(
+      "five.png: k = 16 is larger than the number of distinct colours (5). Choose k ≤ 5.")))
+      << run.err.toStdString();
+  const CliRun one = runCli({files.write("one.png", QByteArray()), "-k", "1"});
+  EXPECT_EQ(one.exitCode, 2);
 }
 
 TEST(Cli, ClustersAPointFileWithOneLinePerIteration) {
