@@ -125,12 +125,45 @@ QWidget* ControlsPanel::buildParameterGroup() {
   backend_->addItem(tr("CPU"), int(kms::BackendKind::Cpu));
 
   backend_->setToolTip(tr("Auto uses the GPU when one answers, else the CPU"));
+  colourSpace_ = new QComboBox(group);
+  colourSpace_->setObjectName(QStringLiteral("colourSpaceCombo"));
+  colourSpace_->addItem(tr("sRGB"), int(kms::app::ColourSpace::SRGB));
+  colourSpace_->addItem(tr("Linear RGB"), int(kms::app::ColourSpace::LinearRGB));
+  colourSpace_->addItem(tr("CIELAB"), int(kms::app::ColourSpace::CIELab));
+  colourSpace_->addItem(tr("Oklab"), int(kms::app::ColourSpace::Oklab));
+  colourSpace_->setToolTip(
+      tr("Where a picture's colours are clustered (and dithered); the palette is shown and "
+         "saved in sRGB. CIELAB and Oklab measure differences closer to how we see them."));
+  rows_ = new QComboBox(group);
+  rows_->setObjectName(QStringLiteral("rowsCombo"));
+  rows_->addItem(tr("Distinct values"), int(kms::app::Compaction::Auto));
+  rows_->addItem(tr("Every pixel / point"), int(kms::app::Compaction::Never));
+  rows_->addItem(tr("Merge repeated points"), int(kms::app::Compaction::Always));
+  rows_->setItemData(0,
+                     tr("A picture's distinct colours, each counted as often as it occurs: the "
+                        "same result as clustering every pixel, much faster"),
+                     Qt::ToolTipRole);
+  rows_->setItemData(1, tr("Every pixel on its own, the way k-means is usually taught"),
+                     Qt::ToolTipRole);
+  rows_->setItemData(2, tr("Point sets too: repeated points become one with a count (exact)"),
+                     Qt::ToolTipRole);
+  rows_->setToolTip(tr("What the engine clusters; the result is the same either way"));
+  restarts_ = new QSpinBox(group);
+  restarts_->setObjectName(QStringLiteral("restartsSpin"));
+  restarts_->setRange(1, 64);
+  restarts_->setSuffix(tr(" starts"));
+  restarts_->setToolTip(
+      tr("Run this many starts (seeds seed, seed + 1, …) and keep the one with the lowest "
+         "inertia; the first is animated, the others run flat out"));
 
   form->addRow(tr("Clusters k"), k_);
   form->addRow(tr("Initialisation"), init_);
   form->addRow(tr("Seed"), seed_);
+  form->addRow(tr("Best of"), restarts_);
   form->addRow(tr("Max iterations"), maxIterations_);
   form->addRow(tr("Tolerance"), tolerance_);
+  form->addRow(tr("Colour space"), colourSpace_);
+  form->addRow(tr("Cluster"), rows_);
   form->addRow(tr("Backend"), backend_);
 
   setSettings({});
@@ -140,6 +173,9 @@ QWidget* ControlsPanel::buildParameterGroup() {
   connect(tolerance_, &QDoubleSpinBox::valueChanged, this, &ControlsPanel::scheduleEdit);
   connect(init_, &QComboBox::currentIndexChanged, this, &ControlsPanel::scheduleEdit);
   connect(backend_, &QComboBox::currentIndexChanged, this, &ControlsPanel::scheduleEdit);
+  connect(colourSpace_, &QComboBox::currentIndexChanged, this, &ControlsPanel::scheduleEdit);
+  connect(rows_, &QComboBox::currentIndexChanged, this, &ControlsPanel::scheduleEdit);
+  connect(restarts_, &QSpinBox::valueChanged, this, &ControlsPanel::scheduleEdit);
   return group;
 }
 
@@ -168,9 +204,22 @@ QWidget* ControlsPanel::buildRunGroup(const StudioActions& actions) {
   speedRow->addWidget(new QLabel(tr("Speed"), group));
   speedRow->addWidget(speed_, 1);
   speedRow->addWidget(speedLabel_);
+  start_ = new QComboBox(group);
+  start_->setObjectName(QStringLiteral("startCombo"));
+  start_->setToolTip(tr("Show the result of any start of a best-of-N run"));
+  startLabel_ = new QLabel(tr("Show"), group);
+  connect(start_, &QComboBox::activated, this, [this](int index) {
+    if (!updating_) emit startChosen(start_->itemData(index).toInt());
+  });
+  auto* startRow = new QHBoxLayout;
+  startRow->addWidget(startLabel_);
+  startRow->addWidget(start_, 1);
+  start_->setVisible(false);
+  startLabel_->setVisible(false);
   auto* layout = new QVBoxLayout(group);
   layout->addLayout(buttons);
   layout->addLayout(speedRow);
+  layout->addLayout(startRow);
   updateSpeedLabel();
   return group;
 }
@@ -207,6 +256,10 @@ void ControlsPanel::setSettings(const session::RunSettings& settings) {
   maxIterations_->setValue(c.max_iterations);
   tolerance_->setValue(c.tolerance);
   backend_->setCurrentIndex(std::max(0, backend_->findData(int(settings.backend))));
+  colourSpace_->setCurrentIndex(
+      std::max(0, colourSpace_->findData(int(settings.clustering.colourSpace))));
+  rows_->setCurrentIndex(std::max(0, rows_->findData(int(settings.clustering.compaction))));
+  restarts_->setValue(settings.restarts);
   debounce_.stop();
   updating_ = false;
 }
@@ -219,6 +272,9 @@ session::RunSettings ControlsPanel::settings() const {
   s.config.max_iterations = maxIterations_->value();
   s.config.tolerance = tolerance_->value();
   s.backend = kms::BackendKind(backend_->currentData().toInt());
+  s.clustering.colourSpace = kms::app::ColourSpace(colourSpace_->currentData().toInt());
+  s.clustering.compaction = kms::app::Compaction(rows_->currentData().toInt());
+  s.restarts = restarts_->value();
   return s;
 }
 
@@ -236,6 +292,34 @@ void ControlsPanel::setMaximumK(int k) {
   updating_ = true;
   k_->setMaximum(std::max(1, std::min(k, kms::kMaxClusters)));
   updating_ = false;
+}
+
+void ControlsPanel::setPicture(bool picture) {
+  colourSpace_->setEnabled(picture);
+}
+
+void ControlsPanel::setStarts(const std::vector<kms::app::StartSummary>& starts, int shown,
+                              int best) {
+  updating_ = true;
+  start_->clear();
+  for (const kms::app::StartSummary& s : starts) {
+    QString text = tr("Start %1 · inertia %2").arg(s.start + 1).arg(s.inertia, 0, 'g', 5);
+    if (s.quality.valid()) text += tr(" · %1 dB").arg(s.quality.psnr, 0, 'f', 2);
+    if (s.start == best) text += tr(" (best)");
+    start_->addItem(text, s.start);
+  }
+  start_->setCurrentIndex(std::max(0, start_->findData(shown)));
+  const bool visible = starts.size() > 1;
+  start_->setVisible(visible);
+  startLabel_->setVisible(visible);
+  startLabel_->setText(tr("Show"));
+  updating_ = false;
+}
+
+void ControlsPanel::setStartProgress(int start, int starts) {
+  start_->setVisible(false);
+  startLabel_->setVisible(true);
+  startLabel_->setText(tr("Start %1 of %2 running flat out…").arg(start + 1).arg(starts));
 }
 
 void ControlsPanel::scheduleEdit() {

@@ -38,12 +38,23 @@ class ControlsPanel : public QWidget {
   void setCudaStatus(bool available, const QString& description);
   /// The largest k that makes sense for the data (its number of points).
   void setMaximumK(int k);
+  /// Pictures can choose a colour space; point sets cannot.
+  void setPicture(bool picture);
+  /// Best of N, when every start has finished: offers each start to show (`shown` selected,
+  /// `best` marked); none hides the choice.
+  void setStarts(const std::vector<kms::app::StartSummary>& starts, int shown, int best);
+  /// Best of N: start `start` (0-based) of `starts` is running.
+  void setStartProgress(int start, int starts);
   /// Applies a pending debounced edit at once (tests, before Play).
   void flushEdits();
 
   QSpinBox* kSpin() const { return k_; }
   QSlider* speedSlider() const { return speed_; }
   QComboBox* backendCombo() const { return backend_; }
+  QComboBox* colourSpaceCombo() const { return colourSpace_; }
+  QComboBox* rowsCombo() const { return rows_; }
+  QSpinBox* restartsSpin() const { return restarts_; }
+  QComboBox* startCombo() const { return start_; }
 
   static double paceForPosition(int position);
   static int positionForPace(double pace);
@@ -51,6 +62,8 @@ class ControlsPanel : public QWidget {
  signals:
   void settingsEdited(const kms::session::RunSettings& settings);
   void paceChanged(double iterationsPerSecond);
+  /// Best of N: the user picked a start to show.
+  void startChosen(int start);
 
  private:
   QWidget* buildDataGroup(const StudioActions& actions);
@@ -67,6 +80,11 @@ class ControlsPanel : public QWidget {
   QSpinBox* maxIterations_;
   ScientificSpinBox* tolerance_;
   QComboBox* backend_;
+  QComboBox* colourSpace_;
+  QComboBox* rows_;
+  QSpinBox* restarts_;
+  QComboBox* start_;
+  QLabel* startLabel_;
   QSlider* speed_;
   QLabel* speedLabel_;
   QTimer debounce_;

@@ -188,6 +188,9 @@ void MainWindow::connectActions() {
   connect(controls_, &ControlsPanel::paceChanged, this,
           [this](double pace) { session_->setPace(pace); });
   connect(recent_.get(), &RecentFiles::changed, this, &MainWindow::rebuildRecentMenu);
+  connect(controls_, &ControlsPanel::startChosen, session_.get(),
+          &session::SessionController::showStart);
+  exporter_->setDitherSource([this] { return views_->imagePanel()->shownDithering(); });
   connect(banner_, &LoadBanner::cancelRequested, session_.get(),
           &session::SessionController::cancelLoad);
 }
@@ -223,6 +226,9 @@ void MainWindow::connectSession() {
   connect(s, &session::SessionController::errorOccurred, this, [this](const QString& message) {
     messages_->showMessage(MessageBar::Level::Error, message);
   });
+  connect(s, &session::SessionController::notice, this, [this](const QString& message) {
+    messages_->showMessage(MessageBar::Level::Info, message);
+  });
   connect(s, &session::SessionController::engineChanged, this,
           [this](const session::EngineDescription& e) {
             if (!e.note.isEmpty()) messages_->showMessage(MessageBar::Level::Info, e.note);
@@ -236,11 +242,20 @@ void MainWindow::onDatasetChanged(const kms::app::DatasetPtr& data, const QStrin
   QString details =
       data->isImage() && data->width > 0
           ? tr("%1 × %2 pixels").arg(data->width).arg(data->height)
-          : tr("%1 points × %2 dimensions").arg(kms::app::groupedCount(data->n)).arg(data->d);
+          : tr("%1 points × %2 dimensions")
+                .arg(kms::app::groupedCount(data->itemCount()))
+                .arg(data->d);
+  if (data->isImage() && data->isCompact())
+    details += tr(", %1 distinct colours").arg(kms::app::groupedCount(data->n));
+  if (data->hasAlphaChannel()) details += tr(", with transparency");
   if (!data->weights.empty()) details += tr(", weighted");
   controls_->setDatasetInfo(data->displayName, details);
+  controls_->setPicture(data->isImage());
   controls_->setMaximumK(int(std::min<std::size_t>(data->n, std::size_t(kms::kMaxClusters))));
-  readout_->setDatasetSize(data->n);
+  readout_->setDatasetSize(std::size_t(data->clusteredItems()));
+  if (!data->notes.isEmpty())
+    messages_->showMessage(MessageBar::Level::Info,
+                           tr("%1: %2.").arg(data->displayName, data->notes.join(QStringLiteral("; "))));
   readout_->clearRun();
   setWindowTitle(tr("%1 — KMeans Studio").arg(data->displayName));
   if (QFileInfo(origin).isFile()) recent_->add(origin);

@@ -26,6 +26,8 @@ RunPresenter::RunPresenter(const Parts& parts, QObject* parent) : QObject(parent
     p_.convergence.clear();
     p_.readout.clearRun();
   });
+  connect(&p_.session, &session::SessionController::startProgress, &p_.controls,
+          &ControlsPanel::setStartProgress);
   connect(&p_.session, &session::SessionController::stateChanged, this, &RunPresenter::onState);
   connect(&p_.session, &session::SessionController::engineChanged, &p_.readout,
           &StatusReadout::setEngine);
@@ -51,6 +53,12 @@ void RunPresenter::onRecords(const std::vector<session::IterationRecord>& record
 
 void RunPresenter::onFrame(const session::FramePtr& frame) {
   p_.history.observeRun(frame->runId);
+  if (frame->runId == p_.history.runId() && frame->quality.valid())
+    p_.convergence.addQuality(frame->iteration, frame->quality);
+  if (!frame->startSummaries.empty())
+    p_.controls.setStarts(frame->startSummaries, frame->start, frame->bestStart);
+  else if (frame->iteration == 0)
+    p_.controls.setStarts({}, 0, -1);
   p_.views.showFrame(frame);
 }
 

@@ -93,23 +93,25 @@ void SessionController::adopt(const LoadedData& data, const QString& origin) {
   pendingK_.reset();
   // k cannot exceed the number of rows: a tiny file or a picture of few colours gets k = n
   // rather than an error, and is told why.
+  QString lowered;
   if (std::size_t(settings_.config.k) > dataset_->n) {
     const int wanted = settings_.config.k;
     settings_.config.k = int(dataset_->n);
     const QString what = dataset_->isImage()
                              ? (dataset_->isCompact() ? tr("distinct colours") : tr("pixels"))
                              : tr("points");
-    emit notice(tr("%1 has only %2 %3, so k = %4 became k = %2.")
-                    .arg(dataset_->displayName)
-                    .arg(dataset_->n)
-                    .arg(what)
-                    .arg(wanted));
+    lowered = tr("%1 has only %2 %3, so k = %4 became k = %2.")
+                  .arg(dataset_->displayName)
+                  .arg(dataset_->n)
+                  .arg(what)
+                  .arg(wanted);
   }
   if (settings_.config.k != before) emit settingsChanged(settings_);
   // Queued before anyone hears of the new data, so commands they send in response (settings,
   // play) reach the worker after it has the data.
   command([w = worker_, d = dataset_, s = settings_] { w->setDataset(d, s); });
   emit datasetChanged(dataset_, origin);
+  if (!lowered.isEmpty()) emit notice(lowered);
 }
 
 void SessionController::setSettings(const RunSettings& settings) {

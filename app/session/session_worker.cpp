@@ -247,6 +247,7 @@ bool SessionWorker::stepAndRecord(bool forceFrame) {
   // The run's clock starts with its first iteration, not when it was set up: time spent
   // waiting for Play is not iteration time.
   if (engine_->iteration() == 0 && start_ == 0) runClock_.start();
+  if (engine_->iteration() == 0) startClock_.start();
   kms::IterationStats stats;
   try {
     stats = engine_->step();
@@ -257,7 +258,8 @@ bool SessionWorker::stepAndRecord(bool forceFrame) {
     return false;
   }
   const bool finished = engine_->finished();
-  if (settings_.restarts > 1) startIterations_.push_back(stats);
+  if (settings_.restarts > 1)
+    startIterations_.push_back({0, start_, stats, double(startClock_.nsecsElapsed()) / 1e6});
   if (start_ > 0) {  // later starts of a best-of-N run: no frames, results kept for the end
     if (!finished) return true;
     if (nextStart()) return true;
@@ -308,7 +310,7 @@ bool SessionWorker::nextStart() {
   summary.seed = settings_.config.seed + std::uint64_t(start_);
   summary.iterations = int(state.iterations.size());
   summary.converged = engine_->converged();
-  summary.inertia = state.iterations.empty() ? 0.0 : state.iterations.back().inertia;
+  summary.inertia = state.iterations.empty() ? 0.0 : state.iterations.back().stats.inertia;
   if (quality_) {
     std::vector<std::int32_t> rows;
     input_->toDatasetRows(state.result.labels, rows);
@@ -338,8 +340,10 @@ void SessionWorker::publishStart(int start) {
   // A fresh run id: the charts show this start's iterations from the beginning.
   ++runId_;
   mailbox_.clear();
-  for (const kms::IterationStats& stats : state.iterations)
-    mailbox_.postRecord({runId_, start, stats, 0.0});
+  for (IterationRecord record : state.iterations) {
+    record.runId = runId_;
+    mailbox_.postRecord(record);
+  }
   kms::Snapshot copy = state.result;
   StartInfo info;
   info.start = start;

@@ -129,12 +129,13 @@ class SessionWorker : public QObject {
   /// Best of N: how each finished start ended, with what it takes to show it again.
   struct StartState {
     kms::app::StartSummary summary;
-    std::vector<kms::IterationStats> iterations;
+    std::vector<IterationRecord> iterations;  // with the wall clock since the start began
     kms::Snapshot result;  // labels per engine row and centroids (engine space)
   };
   std::vector<StartState> starts_;
   int start_ = 0;                     // the start in progress
-  std::vector<kms::IterationStats> startIterations_;  // of the start in progress
+  std::vector<IterationRecord> startIterations_;  // of the start in progress
+  QElapsedTimer startClock_;                      // since the start in progress began
   FrameContext context() const { return {input_, quality_}; }
 };
 

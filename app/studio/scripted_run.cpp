@@ -65,6 +65,8 @@ void ScriptedRun::begin() {
   if (options_.imageMode == QLatin1String("side")) image->setMode(Mode::SideBySide);
   if (options_.imageMode == QLatin1String("original")) image->setMode(Mode::Original);
   if (options_.imageMode.startsWith(QLatin1String("quanti"))) image->setMode(Mode::Quantised);
+  if (options_.dither) window_.views()->imagePanel()->setDitherMethod(*options_.dither);
+  if (options_.imageMode == QLatin1String("dithered")) image->setMode(Mode::Dithered);
   if (options_.split) image->setSplit(*options_.split);
   if (options_.pace) window_.controls()->setPace(*options_.pace);
 
@@ -91,6 +93,9 @@ void ScriptedRun::onDatasetChanged() {
   if (options_.maxIterations) s.config.max_iterations = *options_.maxIterations;
   if (options_.tolerance) s.config.tolerance = *options_.tolerance;
   if (options_.backend) s.backend = *options_.backend;
+  if (options_.colourSpace) s.clustering.colourSpace = *options_.colourSpace;
+  if (options_.compaction) s.clustering.compaction = *options_.compaction;
+  if (options_.restarts) s.restarts = *options_.restarts;
   window_.controls()->setSettings(s);
   window_.session().setSettings(s);
   if (options_.view == QLatin1String("image"))
@@ -121,7 +126,10 @@ void ScriptedRun::waitForFinalFrame() {
   // The state arrives before the pump delivers the last frame and records; wait for them (a
   // busy software-OpenGL view can delay deliveries), then give the plots a moment to draw.
   const auto& frame = window_.views()->frame();
-  const bool shown = frame && frame->finished &&
+  const ui::ImageCompareView* image = window_.views()->imagePanel()->view();
+  const bool dithered = image->mode() != ui::ImageCompareView::Mode::Dithered ||
+                        !frame || frame->quantized.isNull() || !image->dithered().isNull();
+  const bool shown = frame && frame->finished && dithered &&
                      window_.history().records().size() == std::size_t(frame->iteration);
   if (!shown) {
     QTimer::singleShot(50, this, &ScriptedRun::waitForFinalFrame);

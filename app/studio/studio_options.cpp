@@ -59,12 +59,20 @@ std::optional<StudioOptions> parseStudioOptions(const QCoreApplication& app) {
   const QCommandLineOption maxIter = opt("max-iterations", "Iteration limit.", "n");
   const QCommandLineOption tolerance = opt("tolerance", "Convergence tolerance.", "t");
   const QCommandLineOption backend = opt("backend", "auto, cuda or cpu.", "kind");
+  const QCommandLineOption colourSpace =
+      opt("colour-space", "Pictures: srgb, linear, lab or oklab.", "space");
+  const QCommandLineOption compaction =
+      opt("compaction", "auto (distinct colours), always (merge repeated points) or never.",
+          "mode");
+  const QCommandLineOption restarts = opt("restarts", "Best of this many seeded starts.", "n");
+  const QCommandLineOption dither =
+      opt("dither", "Dithering of the Dithered image mode: fs or ordered.", "method");
   const QCommandLineOption speed =
       opt("speed", "Iterations per second, or \"flat\" (as fast as possible).", "rate");
   const QCommandLineOption run = opt("run", "Start running as soon as the data is ready.");
   const QCommandLineOption view = opt("view", "Show the image, 2d or 3d view.", "view");
   const QCommandLineOption imageMode =
-      opt("image-mode", "split, side, original or quantised.", "mode");
+      opt("image-mode", "split, side, original, quantised or dithered.", "mode");
   const QCommandLineOption split = opt("split", "Split line position, 0 to 1.", "f");
   const QCommandLineOption size = opt("size", "Window size, e.g. 1600x1000.", "WxH");
   const QCommandLineOption screenshot =
@@ -85,7 +93,8 @@ std::optional<StudioOptions> parseStudioOptions(const QCoreApplication& app) {
   for (const auto* o :
        {&sample, &open,       &generate,  &points,  &groups, &dims,  &noise,   &k,         &init,
         &seed,   &maxIter,    &tolerance, &backend, &speed,  &run,   &view,    &imageMode, &split,
-        &size,   &screenshot, &after,     &report,  &quit,   &stats, &timeout, &noPersist})
+        &size,   &screenshot, &after,     &report,  &quit,   &stats, &timeout, &noPersist,
+        &colourSpace, &compaction, &restarts, &dither})
     parser.addOption(*o);
   parser.addPositionalArgument(QStringLiteral("file"),
                                QStringLiteral("A file to open (like --open)."),
@@ -123,6 +132,21 @@ std::optional<StudioOptions> parseStudioOptions(const QCoreApplication& app) {
       o.backend = kms::parseBackendKind(parser.value(backend).toLower().toStdString());
       if (!o.backend) throw Failure{QStringLiteral("--backend takes auto, cuda or cpu")};
     }
+    if (parser.isSet(colourSpace)) {
+      o.colourSpace = kms::app::parseColourSpace(parser.value(colourSpace).toLower().toStdString());
+      if (!o.colourSpace)
+        throw Failure{QStringLiteral("--colour-space takes srgb, linear, lab or oklab")};
+    }
+    if (parser.isSet(compaction)) {
+      o.compaction = kms::app::parseCompaction(parser.value(compaction).toLower().toStdString());
+      if (!o.compaction) throw Failure{QStringLiteral("--compaction takes auto, always or never")};
+    }
+    if (parser.isSet(restarts)) o.restarts = toInt(parser.value(restarts), "restarts", 1);
+    if (parser.isSet(dither)) {
+      o.dither = kms::app::parseDitherMode(parser.value(dither).toLower().toStdString());
+      if (!o.dither || *o.dither == kms::app::DitherMode::None)
+        throw Failure{QStringLiteral("--dither takes fs or ordered")};
+    }
     if (parser.isSet(speed)) {
       const QString v = parser.value(speed).toLower();
       o.pace = v == QLatin1String("flat") || v == QLatin1String("max") ? 0.0
@@ -134,8 +158,10 @@ std::optional<StudioOptions> parseStudioOptions(const QCoreApplication& app) {
       throw Failure{QStringLiteral("--view takes image, 2d or 3d")};
     o.imageMode = parser.value(imageMode).toLower();
     if (!o.imageMode.isEmpty() &&
-        !QStringList{"split", "side", "original", "quantised", "quantized"}.contains(o.imageMode))
-      throw Failure{QStringLiteral("--image-mode takes split, side, original or quantised")};
+        !QStringList{"split", "side", "original", "quantised", "quantized", "dithered"}.contains(
+            o.imageMode))
+      throw Failure{
+          QStringLiteral("--image-mode takes split, side, original, quantised or dithered")};
     if (parser.isSet(split)) o.split = std::min(1.0, toDouble(parser.value(split), "split", 0.0));
     if (parser.isSet(size)) {
       const auto m =

@@ -8,6 +8,8 @@
 
 #include <optional>
 
+#include "core/cluster_input.h"
+#include "core/dither.h"
 #include "io/generators.h"
 #include "kmeans/backend.h"
 #include "kmeans/config.h"
@@ -30,12 +32,16 @@ struct StudioOptions {
   std::optional<double> tolerance;
   std::optional<kms::BackendKind> backend;
   std::optional<double> pace;  ///< iterations per second, 0 = flat out
+  std::optional<kms::app::ColourSpace> colourSpace;
+  std::optional<kms::app::Compaction> compaction;
+  std::optional<int> restarts;
 
   bool run = false;  ///< press Play once the data is ready
 
   // Presentation.
   QString view;       ///< image | 2d | 3d
-  QString imageMode;  ///< split | side | original | quantised
+  QString imageMode;  ///< split | side | original | quantised | dithered
+  std::optional<kms::app::DitherMode> dither;  ///< the Dithered mode's method (fs | ordered)
   std::optional<double> split;
   std::optional<QSize> size;
 

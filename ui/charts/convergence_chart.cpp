@@ -13,7 +13,7 @@ namespace kms::ui {
 namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-const QColor kInertia(0x4e79a7), kChanged(0xf28e2b), kShift(0x59a14f);
+const QColor kInertia(0x4e79a7), kChanged(0xf28e2b), kShift(0x59a14f), kPsnr(0xb07aa1);
 
 /// Log axes cannot show 0: a zero becomes a gap (the legend and readout still give the value).
 double positiveOrGap(double v) {
@@ -118,8 +118,7 @@ ConvergenceChart::ConvergenceChart(QWidget* parent)
   styleLogAxis(bottom_->axis(QCPAxis::atLeft), tr("Changed"), kChanged);
   styleLogAxis(bottom_->axis(QCPAxis::atRight), tr("Max shift"), kShift);
   // The other edges are a plain frame; the margin group gives both panels the same width.
-  for (QCPAxis* frame :
-       {top_->axis(QCPAxis::atTop), top_->axis(QCPAxis::atRight), bottom_->axis(QCPAxis::atTop)}) {
+  for (QCPAxis* frame : {top_->axis(QCPAxis::atTop), bottom_->axis(QCPAxis::atTop)}) {
     frame->setVisible(true);
     frame->setTicks(false);
     frame->setTickLabels(false);
@@ -134,9 +133,20 @@ ConvergenceChart::ConvergenceChart(QWidget* parent)
                        tr("Points changed"));
   shift_ = makeGraph(bottom_->axis(QCPAxis::atBottom), bottom_->axis(QCPAxis::atRight), kShift,
                      tr("Largest centroid shift"));
+  QCPAxis* psnrAxis = top_->axis(QCPAxis::atRight);
+  psnrAxis->setVisible(true);
+  psnrAxis->setLabel(tr("PSNR (dB)"));
+  psnrAxis->setLabelColor(kPsnr.darker(130));
+  psnrAxis->setTickLabelColor(kPsnr.darker(150));
+  psnrAxis->setBasePen(QPen(kPsnr.darker(130)));
+  psnrAxis->setNumberFormat(QStringLiteral("f"));
+  psnrAxis->setNumberPrecision(1);
+  psnr_ = makeGraph(top_->axis(QCPAxis::atBottom), psnrAxis, kPsnr, tr("PSNR"));
+  psnr_->setPen(QPen(kPsnr, 1.5, Qt::DashLine));
 
   // One horizontal legend under both panels.
   auto* legend = new QCPLegend;
+  legend_ = legend;
   plot_->plotLayout()->addElement(3, 0, legend);
   plot_->plotLayout()->setRowStretchFactor(3, 0.01);
   legend->setLayer(QStringLiteral("legend"));
@@ -145,7 +155,7 @@ ConvergenceChart::ConvergenceChart(QWidget* parent)
   legend->setBrush(Qt::NoBrush);
   legend->setFont(font());
   legend->setMargins(QMargins(0, 2, 0, 0));
-  for (QCPGraph* g : {inertia_, changed_, shift_})
+  for (QCPGraph* g : {inertia_, psnr_, changed_, shift_})
     legend->addItem(new QCPPlottableLegendItem(legend, g));
   legend->setMinimumSize(0, 0);
 
@@ -179,7 +189,8 @@ ConvergenceChart::ConvergenceChart(QWidget* parent)
 
 void ConvergenceChart::clear() {
   stats_.clear();
-  for (QCPGraph* g : {inertia_, changed_, shift_})
+  quality_.clear();
+  for (QCPGraph* g : {inertia_, changed_, shift_, psnr_})
     g->data()->clear();
   tracer_->setVisible(false);
   tracer_->setGraph(nullptr);
@@ -198,6 +209,13 @@ void ConvergenceChart::append(const std::vector<session::IterationRecord>& recor
     shift_->addData(x, positiveOrGap(s.max_shift));
   }
   dirty_ = dirty_ || !records.empty();
+}
+
+void ConvergenceChart::addQuality(int iteration, const kms::app::Quality& quality) {
+  if (!quality.valid() || iteration < 1 || quality_.count(iteration)) return;
+  quality_[iteration] = quality;
+  psnr_->addData(iteration, std::isfinite(quality.psnr) ? quality.psnr : kNaN);
+  dirty_ = true;
 }
 
 void ConvergenceChart::rescale() {
@@ -222,6 +240,20 @@ void ConvergenceChart::rescale() {
     axis->setRange(r.lower / 1.6, r.upper * 1.6);
   };
   fit(inertia_, top_->axis(QCPAxis::atLeft), 10.0);
+  // PSNR only exists for pictures: its axis and legend entry show only then.
+  const bool pictures = !quality_.empty();
+  QCPAxis* psnrAxis = top_->axis(QCPAxis::atRight);
+  psnrAxis->setTicks(pictures);
+  psnrAxis->setTickLabels(pictures);
+  psnrAxis->setLabel(pictures ? tr("PSNR (dB)") : QString());
+  psnrAxis->setBasePen(pictures ? QPen(kPsnr.darker(130)) : QPen(QColor(0xd1, 0xd5, 0xdb)));
+  psnr_->setVisible(pictures);
+  if (QCPAbstractLegendItem* item = legend_->itemWithPlottable(psnr_)) item->setVisible(pictures);
+  if (pictures) {
+    bool found = false;
+    const QCPRange r = psnr_->data()->valueRange(found);
+    if (found) psnrAxis->setRange(r.lower - 0.5, r.upper + 0.5);
+  }
   fit(changed_, bottom_->axis(QCPAxis::atLeft), 10.0);
   fit(shift_, bottom_->axis(QCPAxis::atRight), 1.0);
 }
@@ -239,11 +271,17 @@ QString ConvergenceChart::readout(double key) const {
       std::min_element(stats_.begin(), stats_.end(), [key](const auto& a, const auto& b) {
         return std::abs(a.iteration - key) < std::abs(b.iteration - key);
       });
-  return tr("Iteration %1\nInertia %2\nChanged %3\nMax shift %4")
-      .arg(it->iteration)
-      .arg(it->inertia, 0, 'g', 6)
-      .arg(kms::app::groupedCount(it->changed))
-      .arg(it->max_shift, 0, 'g', 4);
+  QString text = tr("Iteration %1\nInertia %2\nChanged %3\nMax shift %4")
+                     .arg(it->iteration)
+                     .arg(it->inertia, 0, 'g', 6)
+                     .arg(kms::app::groupedCount(it->changed))
+                     .arg(it->max_shift, 0, 'g', 4);
+  if (const auto q = quality_.find(it->iteration); q != quality_.end())
+    text += tr("\nPSNR %1 dB\nMean ΔE2000 %2%3")
+                .arg(q->second.psnr, 0, 'f', 2)
+                .arg(q->second.deltaE, 0, 'f', 2)
+                .arg(q->second.deltaEExact ? QString() : tr(" (sampled)"));
+  return text;
 }
 
 QString ConvergenceChart::hoverText() const {

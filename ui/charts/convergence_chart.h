@@ -1,12 +1,14 @@
-// Convergence per iteration (QCustomPlot): inertia on a log scale above; points that changed
+// Convergence per iteration (QCustomPlot): inertia on a log scale above — and, for pictures, the
+// quantised picture's PSNR in dB on the right, wherever a frame measured it; points that changed
 // cluster and the largest centroid shift (both log) below, sharing the iteration axis. Moving
-// the mouse over either panel reads the values of the nearest iteration.
+// the mouse over either panel reads the values of the nearest iteration (with mean ΔE2000).
 #pragma once
 
 #include <QImage>
 #include <QSharedPointer>
 #include <QWidget>
 
+#include <map>
 #include <vector>
 
 #include "session/session_types.h"
@@ -16,6 +18,7 @@ class QCPAxisRect;
 class QCPAxisTickerFixed;
 class QCPGraph;
 class QCPItemText;
+class QCPLegend;
 class QCPTextElement;
 class QCPItemTracer;
 class QMouseEvent;
@@ -30,6 +33,9 @@ class ConvergenceChart : public QWidget {
 
   void clear();
   void append(const std::vector<session::IterationRecord>& records);
+  /// The quality of the picture at `iteration` (from a frame of the current run).
+  void addQuality(int iteration, const kms::app::Quality& quality);
+  std::size_t qualityCount() const { return quality_.size(); }
   void refresh();
   std::size_t iterationCount() const { return stats_.size(); }
   QImage toImage(const QSize& size);
@@ -50,6 +56,9 @@ class ConvergenceChart : public QWidget {
   QCPGraph* inertia_;
   QCPGraph* changed_;
   QCPGraph* shift_;
+  QCPGraph* psnr_;
+  QCPLegend* legend_;
+  std::map<int, kms::app::Quality> quality_;
   QCPItemTracer* tracer_;
   QCPItemText* label_;
   QSharedPointer<QCPAxisTickerFixed> iterationTicker_;

@@ -127,7 +127,7 @@ QWidget* ClusterViews::build3DPage() {
 void ClusterViews::clear() {
   dataset_.reset();
   frame_.reset();
-  image_->view()->clear();
+  image_->clear();
   scatter2d_->clear();
   if (scatter3d_) scatter3d_->clear();
   if (projection_) projection_->clear();
@@ -214,7 +214,7 @@ void ClusterViews::showFrameInCurrentTab() {
   switch (currentTab()) {
     case Tab::Image:
       // A null picture (iteration 0 after a reset) shows the original with a hint.
-      image_->view()->setQuantised(frame_->quantized, frame_->k);
+      image_->showFrame(frame_);
       break;
     case Tab::Points2D:
       scatter2d_->showFrame(frame_, colours_);

@@ -27,6 +27,7 @@ ImageCompareView::ImageCompareView(QWidget* parent) : QWidget(parent) {
 void ImageCompareView::setOriginal(const QImage& image) {
   original_ = image;
   quantised_ = {};
+  dithered_ = {};
   k_ = 0;
   centre_ = QPointF(image.width() / 2.0, image.height() / 2.0);
   fitToView();
@@ -39,9 +40,16 @@ void ImageCompareView::setQuantised(const QImage& image, int k) {
   update();
 }
 
+void ImageCompareView::setDithered(const QImage& image, const QString& method) {
+  dithered_ = image;
+  ditherMethod_ = method;
+  update();
+}
+
 void ImageCompareView::clear() {
   original_ = {};
   quantised_ = {};
+  dithered_ = {};
   update();
 }
 
@@ -158,6 +166,16 @@ void ImageCompareView::paintEvent(QPaintEvent*) {
       drawPicture(p, right, areas[0], areas[0]);
       drawLabel(p, areas[0], quantisedName, Qt::AlignLeft);
       break;
+    case Mode::Dithered: {
+      const bool ready = !dithered_.isNull() && !quantised_.isNull();
+      drawPicture(p, ready ? dithered_ : right, areas[0], areas[0]);
+      drawLabel(p, areas[0],
+                quantised_.isNull() ? quantisedName
+                : ready             ? tr("Dithered (%1), k = %2").arg(ditherMethod_).arg(k_)
+                                    : tr("Dithering (%1)…").arg(ditherMethod_),
+                Qt::AlignLeft);
+      break;
+    }
     case Mode::SideBySide:
       drawPicture(p, original_, areas[0], areas[0]);
       drawPicture(p, right, areas[1], areas[1]);

@@ -12,13 +12,16 @@ class ImageCompareView : public QWidget {
   Q_OBJECT
 
  public:
-  enum class Mode { Split, SideBySide, Original, Quantised };
+  enum class Mode { Split, SideBySide, Original, Quantised, Dithered };
   Q_ENUM(Mode)
 
   explicit ImageCompareView(QWidget* parent = nullptr);
 
   void setOriginal(const QImage& image);  // a new picture: fits it to the view
   void setQuantised(const QImage& image, int k);
+  /// The dithered picture Mode::Dithered shows, named by `method` ("Floyd–Steinberg"); a null
+  /// image while it is being computed (the quantised picture stands in, marked so).
+  void setDithered(const QImage& image, const QString& method);
   void clear();
 
   void setMode(Mode mode);
@@ -34,6 +37,7 @@ class ImageCompareView : public QWidget {
 
   const QImage& original() const { return original_; }
   const QImage& quantised() const { return quantised_; }
+  const QImage& dithered() const { return dithered_; }
   std::uint64_t quantisedUpdates() const { return updates_; }
 
   QSize sizeHint() const override { return {800, 560}; }
@@ -64,6 +68,8 @@ class ImageCompareView : public QWidget {
 
   QImage original_;
   QImage quantised_;
+  QImage dithered_;
+  QString ditherMethod_;
   int k_ = 0;
   Mode mode_ = Mode::Split;
   double split_ = 0.5;

@@ -70,7 +70,9 @@ void Scatter3DView::setDataset(const kms::app::DatasetPtr& dataset) {
   dataset_ = dataset;
   frame_.reset();
   if (!dataset_ || dataset_->d < 1) return clear();
-  sample_ = samplePoints(dataset_->n, kMaxDrawnPoints, 2);
+  DrawnRows drawn = drawnRows(*dataset_, kMaxDrawnPoints, 2);
+  sample_ = std::move(drawn.rows);
+  sizes_ = std::move(drawn.sizes);
   setDimensions(0, std::min(1, dataset_->d - 1), std::min(2, dataset_->d - 1));
 }
 
@@ -127,11 +129,16 @@ void Scatter3DView::rebuildSeries(int requested) {
   }
   pointSeries_.clear();
   centroidSeries_.clear();
+  unlabelled_.clear();
   allCentroids_ = nullptr;
-  unlabelled_ = makeSeries(QColor(0x8a, 0x93, 0x9e), QAbstract3DSeries::MeshSphere, 0.035f);
-  graph_->addSeries(unlabelled_);
-  for (int c = 0; c < k; ++c) {
-    pointSeries_.push_back(makeSeries(Qt::gray, QAbstract3DSeries::MeshSphere, 0.035f));
+  for (int s = 0; s < kSizeClasses; ++s) {
+    unlabelled_.push_back(makeSeries(QColor(0x8a, 0x93, 0x9e), QAbstract3DSeries::MeshSphere,
+                                     float(0.035 * kSizeScale[s])));
+    graph_->addSeries(unlabelled_.back());
+  }
+  for (int c = 0; c < k * kSizeClasses; ++c) {
+    pointSeries_.push_back(makeSeries(Qt::gray, QAbstract3DSeries::MeshSphere,
+                                      float(0.035 * kSizeScale[c % kSizeClasses])));
     graph_->addSeries(pointSeries_.back());
   }
   for (int c = 0; c < k; ++c) {
@@ -147,23 +154,28 @@ void Scatter3DView::rebuildSeries(int requested) {
 void Scatter3DView::redraw() {
   if (!dataset_) return;
   const auto d = std::size_t(dataset_->d);
-  const bool labelled =
-      frame_ && frame_->labels.size() == dataset_->n && int(pointSeries_.size()) == frame_->k;
+  const bool labelled = frame_ && frame_->labels.size() == dataset_->n &&
+                        int(pointSeries_.size()) == frame_->k * kSizeClasses;
   std::vector<QScatterDataArray*> arrays(pointSeries_.size());
   for (auto& a : arrays)
     a = new QScatterDataArray;
-  auto* none = new QScatterDataArray;
-  for (const std::uint32_t i : sample_) {
+  std::vector<QScatterDataArray*> none(kSizeClasses);
+  for (auto& a : none)
+    a = new QScatterDataArray;
+  for (std::size_t j = 0; j < sample_.size(); ++j) {
+    const std::uint32_t i = sample_[j];
     const QScatterDataItem item(position(&dataset_->values[std::size_t(i) * d]));
     if (labelled)
-      arrays[std::size_t(frame_->labels[i])]->append(item);
+      arrays[std::size_t(frame_->labels[i]) * kSizeClasses + sizes_[j]]->append(item);
     else
-      none->append(item);
+      none[sizes_[j]]->append(item);
   }
-  unlabelled_->dataProxy()->resetArray(none);
-  for (std::size_t c = 0; c < pointSeries_.size(); ++c) {
-    pointSeries_[c]->setBaseColor(c < colours_.size() ? colours_[c] : Qt::gray);
-    pointSeries_[c]->dataProxy()->resetArray(arrays[c]);
+  for (int s = 0; s < kSizeClasses; ++s)
+    unlabelled_[std::size_t(s)]->dataProxy()->resetArray(none[std::size_t(s)]);
+  for (std::size_t g = 0; g < pointSeries_.size(); ++g) {
+    const std::size_t c = g / kSizeClasses;
+    pointSeries_[g]->setBaseColor(c < colours_.size() ? colours_[c] : Qt::gray);
+    pointSeries_[g]->dataProxy()->resetArray(arrays[g]);
   }
   if (!frame_ || frame_->d != dataset_->d) return;
   if (manyClusters_ && allCentroids_) {
@@ -187,8 +199,8 @@ void Scatter3DView::showFrame(const session::FramePtr& frame, const std::vector<
   frame_ = frame;
   colours_ = colours;
   ++framesShown_;
-  const bool shapeChanged =
-      manyClusters_ ? frame->k <= kMaxClusterSeries : int(pointSeries_.size()) != frame->k;
+  const bool shapeChanged = manyClusters_ ? frame->k <= kMaxClusterSeries
+                                          : int(pointSeries_.size()) != frame->k * kSizeClasses;
   if (shapeChanged) rebuildSeries(frame->k);
   redraw();
 }

@@ -49,8 +49,9 @@ class Scatter3DView : public QWidget {
   kms::app::DatasetPtr dataset_;
   int dims_[3] = {0, 1, 2};
   std::vector<std::uint32_t> sample_;
-  QScatter3DSeries* unlabelled_ = nullptr;
-  std::vector<QScatter3DSeries*> pointSeries_;
+  std::vector<std::uint8_t> sizes_;  // size class of each drawn row (point_sampler.h)
+  std::vector<QScatter3DSeries*> unlabelled_;   // one per size class
+  std::vector<QScatter3DSeries*> pointSeries_;  // cluster c, size class s at c · classes + s
   std::vector<QScatter3DSeries*> centroidSeries_;
   QScatter3DSeries* allCentroids_ = nullptr;  // k > kMaxClusterSeries: every centroid, one colour
   bool manyClusters_ = false;

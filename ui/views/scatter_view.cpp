@@ -92,6 +92,7 @@ void ScatterView::clear() {
   dataset_.reset();
   frame_.reset();
   sample_.clear();
+  sizes_.clear();
   projected_.clear();
   history_.clear();
   historyIteration_ = -1;
@@ -107,7 +108,9 @@ void ScatterView::setDataset(const kms::app::DatasetPtr& dataset) {
   historyIteration_ = -1;
   if (!dataset_) return clear();
   const int d = dataset_->d;
-  sample_ = samplePoints(dataset_->n, kMaxDrawnPoints);
+  DrawnRows drawn = drawnRows(*dataset_, kMaxDrawnPoints);
+  sample_ = std::move(drawn.rows);
+  sizes_ = std::move(drawn.sizes);
   lo_.assign(std::size_t(d), std::numeric_limits<float>::max());
   hi_.assign(std::size_t(d), std::numeric_limits<float>::lowest());
   for (const std::uint32_t i : sample_)
@@ -179,17 +182,24 @@ QPointF ScatterView::projectPoint(const float* v) const {
 void ScatterView::project() {
   if (!dataset_) return;
   const auto d = std::size_t(dataset_->d);
-  std::vector<std::pair<QPointF, std::uint32_t>> points;
+  struct Drawn {
+    QPointF at;
+    std::uint32_t row;
+    std::uint8_t size;
+  };
+  std::vector<Drawn> points;
   points.reserve(sample_.size());
-  for (const std::uint32_t i : sample_)
-    points.emplace_back(projectPoint(&dataset_->values[std::size_t(i) * d]), i);
+  for (std::size_t j = 0; j < sample_.size(); ++j)
+    points.push_back({projectPoint(&dataset_->values[std::size_t(sample_[j]) * d]), sample_[j],
+                      sizes_[j]});
   // Sorted by x once here, so per-frame partitions are sorted for QCPGraph without sorting.
   std::sort(points.begin(), points.end(),
-            [](const auto& a, const auto& b) { return a.first.x() < b.first.x(); });
+            [](const Drawn& a, const Drawn& b) { return a.at.x() < b.at.x(); });
   projected_.resize(points.size());
   for (std::size_t j = 0; j < points.size(); ++j) {
-    projected_[j] = points[j].first;
-    sample_[j] = points[j].second;
+    projected_[j] = points[j].at;
+    sample_[j] = points[j].row;
+    sizes_[j] = points[j].size;
   }
   if (projection_ == Projection::Oblique) drawCube();
 }
@@ -282,13 +292,18 @@ void ScatterView::rebuildGraphs(int k) {
     plot_->removePlottable(g);
   for (auto* c : trailCurves_)
     plot_->removePlottable(c);
-  if (unlabelled_) plot_->removePlottable(unlabelled_);
+  for (auto* g : unlabelled_)
+    plot_->removePlottable(g);
   pointGraphs_.clear();
   centroidGraphs_.clear();
   trailCurves_.clear();
-  unlabelled_ = plot_->addGraph();
-  unlabelled_->setLineStyle(QCPGraph::lsNone);
-  for (int c = 0; c < k; ++c) {
+  unlabelled_.clear();
+  for (int s = 0; s < kSizeClasses; ++s) {
+    QCPGraph* g = plot_->addGraph();
+    g->setLineStyle(QCPGraph::lsNone);
+    unlabelled_.push_back(g);
+  }
+  for (int c = 0; c < k * kSizeClasses; ++c) {
     QCPGraph* g = plot_->addGraph();
     g->setLineStyle(QCPGraph::lsNone);
     pointGraphs_.push_back(g);
@@ -308,28 +323,33 @@ void ScatterView::rebuildGraphs(int k) {
 void ScatterView::redrawPoints() {
   if (!dataset_) return;
   const double size = pointSize(sample_.size());
+  const std::size_t clusters = pointGraphs_.size() / kSizeClasses;
   const bool labelled =
-      frame_ && frame_->labels.size() == dataset_->n && int(pointGraphs_.size()) == frame_->k;
+      frame_ && frame_->labels.size() == dataset_->n && int(clusters) == frame_->k;
   const int alpha = sample_.size() > 12000 ? 150 : 200;
-  QVector<QCPGraphData> none;
+  std::vector<QVector<QCPGraphData>> none(kSizeClasses);
   std::vector<QVector<QCPGraphData>> buckets(pointGraphs_.size());
   for (std::size_t j = 0; j < sample_.size(); ++j) {
     const QCPGraphData point(projected_[j].x(), projected_[j].y());
     if (labelled)
-      buckets[std::size_t(frame_->labels[sample_[j]])].push_back(point);
+      buckets[std::size_t(frame_->labels[sample_[j]]) * kSizeClasses + sizes_[j]].push_back(point);
     else
-      none.push_back(point);
+      none[sizes_[j]].push_back(point);
   }
   QColor grey = kUnlabelled;
   grey.setAlpha(alpha);
-  unlabelled_->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, grey, grey, size));
-  unlabelled_->data()->set(none, true);
-  for (std::size_t c = 0; c < pointGraphs_.size(); ++c) {
+  for (int s = 0; s < kSizeClasses; ++s) {
+    unlabelled_[std::size_t(s)]->setScatterStyle(
+        QCPScatterStyle(QCPScatterStyle::ssDisc, grey, grey, size * kSizeScale[s]));
+    unlabelled_[std::size_t(s)]->data()->set(none[std::size_t(s)], true);
+  }
+  for (std::size_t g = 0; g < pointGraphs_.size(); ++g) {
+    const std::size_t c = g / kSizeClasses;
     QColor colour = c < colours_.size() ? colours_[c] : kUnlabelled;
     colour.setAlpha(alpha);
-    pointGraphs_[c]->setScatterStyle(
-        QCPScatterStyle(QCPScatterStyle::ssDisc, colour, colour, size));
-    pointGraphs_[c]->data()->set(buckets[c], true);
+    pointGraphs_[g]->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, colour, colour,
+                                                     size * kSizeScale[g % kSizeClasses]));
+    pointGraphs_[g]->data()->set(buckets[g], true);
   }
 }
 
@@ -373,14 +393,18 @@ void ScatterView::showFrame(const session::FramePtr& frame, const std::vector<QC
     if (history_.size() > kMaxTrail) history_.erase(history_.begin());
     historyIteration_ = frame->iteration;
   }
-  if (int(pointGraphs_.size()) != frame->k) rebuildGraphs(frame->k);
+  if (int(pointGraphs_.size()) != frame->k * kSizeClasses) rebuildGraphs(frame->k);
   redrawPoints();
   redrawCentroids();
   QString text =
       frame->iteration == 0 ? tr("Initial centroids") : tr("Iteration %1").arg(frame->iteration);
+  const QString what = dataset_->isImage() && dataset_->isCompact() ? tr("distinct colours")
+                                                                    : tr("points");
   if (sample_.size() < dataset_->n)
-    text += tr(" · drawing %1 of %2 points")
-                .arg(kms::app::groupedCount(sample_.size()), kms::app::groupedCount(dataset_->n));
+    text += tr(" · drawing %1 of %2 %3")
+                .arg(kms::app::groupedCount(sample_.size()), kms::app::groupedCount(dataset_->n),
+                     what);
+  if (!dataset_->counts.empty()) text += tr(", sized by how often they occur");
   title_->setText(text);
   plot_->replot(QCustomPlot::rpQueuedReplot);
 }

@@ -80,11 +80,12 @@ class ScatterView : public QWidget {
   std::vector<float> lo_, hi_;  // bounds of the drawn points, per dimension
 
   std::vector<std::uint32_t> sample_;  // drawn points, ordered by projected x
+  std::vector<std::uint8_t> sizes_;    // their size classes (point_sampler.h), same order
   std::vector<QPointF> projected_;     // their positions, same order
-  std::vector<QCPGraph*> pointGraphs_;
+  std::vector<QCPGraph*> pointGraphs_;  // cluster c, size class s at c · kSizeClasses + s
   std::vector<QCPGraph*> centroidGraphs_;
   std::vector<QCPCurve*> trailCurves_;
-  QCPGraph* unlabelled_ = nullptr;
+  std::vector<QCPGraph*> unlabelled_;  // one per size class
   QCPCurve* cube_ = nullptr;
   std::vector<QCPItemText*> cubeLabels_;
 
