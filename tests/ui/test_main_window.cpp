@@ -11,6 +11,7 @@
 #include <QMenu>
 #include <QMimeData>
 #include <QSettings>
+#include <QComboBox>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QTemporaryDir>
@@ -292,15 +293,63 @@ TEST(MainWindow, SettingsPersistAcrossWindows) {
     kms::session::RunSettings s = w->controls()->settings();
     s.config.k = 7;
     s.config.seed = 42;
+    s.clustering.colourSpace = kms::app::ColourSpace::Oklab;
+    s.clustering.compaction = kms::app::Compaction::Never;
+    s.restarts = 3;
     w->controls()->setSettings(s);
+    w->views()->imagePanel()->setDitherMethod(kms::app::DitherMode::Ordered);
     w->controls()->setPace(5.0);
     w->close();
   }
   auto w = makeWindow(false);
   EXPECT_EQ(w->controls()->settings().config.k, 7);
   EXPECT_EQ(w->controls()->settings().config.seed, 42u);
+  EXPECT_EQ(w->controls()->settings().clustering.colourSpace, kms::app::ColourSpace::Oklab);
+  EXPECT_EQ(w->controls()->settings().clustering.compaction, kms::app::Compaction::Never);
+  EXPECT_EQ(w->controls()->settings().restarts, 3);
+  EXPECT_EQ(w->views()->imagePanel()->ditherMethod(), kms::app::DitherMode::Ordered);
   EXPECT_NEAR(w->controls()->pace(), 5.0, 1.0);
   w->close();
+}
+
+TEST(MainWindow, DitheredModeShowsAndExportsTheDitheredPicture) {
+  auto w = makeWindow();
+  ASSERT_TRUE(openSample(*w, QStringLiteral("photo")));
+  kms::ui::ImagePanel* panel = w->views()->imagePanel();
+  panel->view()->setMode(kms::ui::ImageCompareView::Mode::Dithered);
+  panel->setDitherMethod(kms::app::DitherMode::Ordered);
+  ASSERT_TRUE(runToEnd(*w));
+  ASSERT_TRUE(waitFor([&] { return !panel->view()->dithered().isNull(); }, 30000));
+  const QImage dithered = panel->view()->dithered();
+  EXPECT_EQ(dithered.size(), panel->view()->quantised().size());
+  EXPECT_NE(dithered, panel->view()->quantised());
+  EXPECT_EQ(panel->shownDithering(), kms::app::DitherMode::Ordered);
+  // The export is what the view shows: the dithered picture, as a palette PNG.
+  QTemporaryDir dir;
+  QSignalSpy done(&w->exporter(), &ExportController::exported);
+  w->exporter().exportTo(ExportController::Kind::QuantisedImage, dir.filePath("d.png"));
+  ASSERT_TRUE(waitFor([&] { return done.count() == 1; }, 30000));
+  EXPECT_EQ(QImage(dir.filePath("d.png")).convertToFormat(QImage::Format_RGB32),
+            dithered.convertToFormat(QImage::Format_RGB32));
+}
+
+TEST(MainWindow, BestOfNOffersEveryStart) {
+  auto w = makeWindow();
+  ASSERT_TRUE(openSample(*w, QStringLiteral("blobs")));
+  kms::session::RunSettings s = w->controls()->settings();
+  s.restarts = 3;
+  s.config.init = kms::InitMethod::Random;
+  w->controls()->setSettings(s);
+  w->session().setSettings(s);
+  ASSERT_TRUE(runToEnd(*w));
+  QComboBox* starts = w->controls()->startCombo();
+  ASSERT_TRUE(waitFor([&] { return starts->count() == 3; }, 20000));
+  EXPECT_TRUE(starts->isVisibleTo(w.get()));
+  const int best = w->views()->frame()->bestStart;
+  EXPECT_TRUE(starts->itemText(starts->currentIndex()).contains(QStringLiteral("(best)")));
+  const int other = (best + 1) % 3;
+  w->session().showStart(other);
+  ASSERT_TRUE(waitFor([&] { return w->views()->frame()->start == other; }, 20000));
 }
 
 TEST(MainWindow, UnknownSampleIsAnErrorInTheWindow) {

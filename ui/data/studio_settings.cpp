@@ -3,6 +3,8 @@
 #include <QMainWindow>
 #include <QSettings>
 
+#include <algorithm>
+
 #include "controls_panel.h"
 #include "views/cluster_views.h"
 #include "views/image_compare_view.h"
@@ -25,11 +27,18 @@ void restoreStudioSettings(const PersistedParts& parts) {
   run.config.tolerance = s.value(QStringLiteral("run/tolerance"), 1e-4).toDouble();
   run.backend =
       kms::BackendKind(s.value(QStringLiteral("run/backend"), int(kms::BackendKind::Auto)).toInt());
+  run.clustering.colourSpace = kms::app::ColourSpace(
+      s.value(QStringLiteral("run/colourSpace"), int(kms::app::ColourSpace::SRGB)).toInt());
+  run.clustering.compaction = kms::app::Compaction(
+      s.value(QStringLiteral("run/compaction"), int(kms::app::Compaction::Auto)).toInt());
+  run.restarts = std::max(1, s.value(QStringLiteral("run/restarts"), 1).toInt());
   parts.controls.setSettings(run);
   parts.controls.setPace(s.value(QStringLiteral("run/pace"), 0.0).toDouble());
   parts.views.setTrailsVisible(s.value(QStringLiteral("view/trails"), true).toBool());
   parts.views.imagePanel()->view()->setMode(
       ImageCompareView::Mode(s.value(QStringLiteral("view/imageMode"), 0).toInt()));
+  parts.views.imagePanel()->setDitherMethod(kms::app::DitherMode(
+      s.value(QStringLiteral("view/dither"), int(kms::app::DitherMode::FloydSteinberg)).toInt()));
 }
 
 void saveStudioSettings(const PersistedParts& parts) {
@@ -43,9 +52,13 @@ void saveStudioSettings(const PersistedParts& parts) {
   s.setValue(QStringLiteral("run/maxIterations"), run.config.max_iterations);
   s.setValue(QStringLiteral("run/tolerance"), run.config.tolerance);
   s.setValue(QStringLiteral("run/backend"), int(run.backend));
+  s.setValue(QStringLiteral("run/colourSpace"), int(run.clustering.colourSpace));
+  s.setValue(QStringLiteral("run/compaction"), int(run.clustering.compaction));
+  s.setValue(QStringLiteral("run/restarts"), run.restarts);
   s.setValue(QStringLiteral("run/pace"), parts.controls.pace());
   s.setValue(QStringLiteral("view/trails"), parts.views.trailsVisible());
   s.setValue(QStringLiteral("view/imageMode"), int(parts.views.imagePanel()->view()->mode()));
+  s.setValue(QStringLiteral("view/dither"), int(parts.views.imagePanel()->ditherMethod()));
 }
 
 }  // namespace kms::ui
