@@ -79,7 +79,10 @@ CliOptions parseCommandLine(const QStringList& arguments) {
   parser.addPositionalArgument("INPUT", "Image or point file to cluster.", "[INPUT]");
   parser.addOptions({
       {{"k", "clusters"}, "Number of clusters (required).", "K"},
-      {"init", "Initial centroids: kmeans++ (default) or random.", "METHOD", "kmeans++"},
+      {"init",
+       "Initial centroids: kmeans++ (default), greedy (greedy k-means++: 2 + ln k candidates "
+       "per centroid, the best kept) or random.",
+       "METHOD", "kmeans++"},
       {"restarts",
        "Run N seeded starts (seeds S, S+1, ...) and keep the one with the lowest inertia "
        "(default 1).",
@@ -135,8 +138,9 @@ CliOptions parseCommandLine(const QStringList& arguments) {
     throw UsageError("expected one INPUT, got " + std::to_string(positional.size()));
   if (!parser.isSet("k")) throw UsageError("missing -k (the number of clusters)");
   options.config.k = intValue(parser, "k", 1);
-  options.config.init = choice(parser, "init", parseInitMethod, "kmeans++ or random");
-  if (options.config.init == InitMethod::Given) badValue(parser, "init", "kmeans++ or random");
+  options.config.init = choice(parser, "init", parseInitMethod, "kmeans++, greedy or random");
+  if (options.config.init == InitMethod::Given)
+    badValue(parser, "init", "kmeans++, greedy or random");
   bool seedOk = false;
   options.config.seed = parser.value("seed").toULongLong(&seedOk);
   if (!seedOk) badValue(parser, "seed", "a non-negative integer");

@@ -54,7 +54,8 @@ std::optional<StudioOptions> parseStudioOptions(const QCoreApplication& app) {
   const QCommandLineOption dims = opt("dims", "Generated dimensions (default 2).", "d");
   const QCommandLineOption noise = opt("noise", "Generated noise (default 0.05).", "x");
   const QCommandLineOption k = opt("k", "Number of clusters.", "k");
-  const QCommandLineOption init = opt("init", "Initialisation: kmeans++ or random.", "method");
+  const QCommandLineOption init =
+      opt("init", "Initialisation: kmeans++, greedy or random.", "method");
   const QCommandLineOption seed = opt("seed", "Random seed of the initialisation.", "s");
   const QCommandLineOption maxIter = opt("max-iterations", "Iteration limit.", "n");
   const QCommandLineOption tolerance = opt("tolerance", "Convergence tolerance.", "t");
@@ -123,7 +124,7 @@ std::optional<StudioOptions> parseStudioOptions(const QCoreApplication& app) {
     if (parser.isSet(init)) {
       o.init = kms::parseInitMethod(parser.value(init).toStdString());
       if (!o.init || *o.init == kms::InitMethod::Given)
-        throw Failure{QStringLiteral("--init takes kmeans++ or random")};
+        throw Failure{QStringLiteral("--init takes kmeans++, greedy or random")};
     }
     if (parser.isSet(seed)) o.seed = std::uint64_t(toInt(parser.value(seed), "seed", 0));
     if (parser.isSet(maxIter)) o.maxIterations = toInt(parser.value(maxIter), "max-iterations", 1);

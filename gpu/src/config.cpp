@@ -44,6 +44,8 @@ std::string_view toString(InitMethod method) {
       return "random";
     case InitMethod::KMeansPlusPlus:
       return "kmeans++";
+    case InitMethod::GreedyKMeansPlusPlus:
+      return "greedy-kmeans++";
     case InitMethod::Given:
       return "given";
   }
@@ -64,6 +66,8 @@ std::optional<InitMethod> parseInitMethod(std::string_view text) {
   if (text == "random") return InitMethod::Random;
   if (text == "kmeans++" || text == "k-means++" || text == "plusplus")
     return InitMethod::KMeansPlusPlus;
+  if (text == "greedy-kmeans++" || text == "greedy-k-means++" || text == "greedy")
+    return InitMethod::GreedyKMeansPlusPlus;
   if (text == "given") return InitMethod::Given;
   return std::nullopt;
 }

@@ -145,7 +145,8 @@ TEST(Counts, KMeansPlusPlusAndRandomSeedingAreDeterministicAndUseCounts) {
     p.push_back(float(v));
     m.push_back(v == 17 ? 1000000u : 1u);
   }
-  for (InitMethod init : {InitMethod::Random, InitMethod::KMeansPlusPlus}) {
+  for (InitMethod init :
+       {InitMethod::Random, InitMethod::KMeansPlusPlus, InitMethod::GreedyKMeansPlusPlus}) {
     int first_is_heavy = 0;
     for (std::uint64_t seed = 1; seed <= 20; ++seed) {
       KMeansConfig c;
@@ -169,6 +170,54 @@ TEST(Counts, KMeansPlusPlusAndRandomSeedingAreDeterministicAndUseCounts) {
     }
     EXPECT_GE(first_is_heavy, 19) << toString(init);
   }
+}
+
+/// The k-means++ potential of `centroids`: Σ min ‖x − c‖².
+double potential(const std::vector<float>& p, int d, const std::vector<float>& centroids) {
+  double total = 0.0;
+  const std::size_t k = centroids.size() / std::size_t(d);
+  for (std::size_t i = 0; i < p.size() / std::size_t(d); ++i) {
+    double best = 1e300;
+    for (std::size_t j = 0; j < k; ++j) {
+      double s = 0.0;
+      for (int c = 0; c < d; ++c) {
+        const double t = double(p[i * d + c]) - centroids[j * d + c];
+        s += t * t;
+      }
+      best = std::min(best, s);
+    }
+    total += best;
+  }
+  return total;
+}
+
+TEST(GreedyPlusPlus, IsDeterministicAcrossThreadsAndBeatsPlainKMeansPlusPlus) {
+  const auto p = test::blobPoints(6000, 2, 12, 21, 4.0f, 1.2f);
+  double plain = 0.0, greedy = 0.0;
+  for (std::uint64_t seed = 1; seed <= 12; ++seed) {
+    KMeansConfig c;
+    c.k = 12;
+    c.seed = seed;
+    Snapshot one, two, pp;
+    c.init = InitMethod::GreedyKMeansPlusPlus;
+    auto a = createCpuEngine(1), b = createCpuEngine(2);
+    a->setData(DataView{p.data(), 6000, 2});
+    b->setData(DataView{p.data(), 6000, 2});
+    a->initialize(c);
+    b->initialize(c);
+    a->snapshot(one);
+    b->snapshot(two);
+    ASSERT_EQ(one.centroids, two.centroids) << "seed " << seed;
+    c.init = InitMethod::KMeansPlusPlus;
+    a->initialize(c);
+    a->snapshot(pp);
+    greedy += potential(p, 2, one.centroids);
+    plain += potential(p, 2, pp.centroids);
+  }
+  EXPECT_LT(greedy, plain) << "keeping the best of several candidates lowers the potential";
+  EXPECT_EQ(seeding::greedyCandidates(12), 4);  // 2 + ⌊ln 12⌋
+  EXPECT_EQ(parseInitMethod("greedy"), InitMethod::GreedyKMeansPlusPlus);
+  EXPECT_EQ(toString(InitMethod::GreedyKMeansPlusPlus), "greedy-kmeans++");
 }
 
 TEST(Seeding, WeightedDistinctIndicesFollowTheCounts) {

@@ -147,7 +147,8 @@ TEST(CudaCounts, SeedingWithCountsMatchesTheCpu) {
   KMS_REQUIRE_CUDA();
   const auto expanded = test::levelPoints(100000, 3, 16, 5);
   const CompactData data = compactOf(expanded, 3);
-  for (InitMethod init : {InitMethod::Random, InitMethod::KMeansPlusPlus}) {
+  for (InitMethod init :
+       {InitMethod::Random, InitMethod::KMeansPlusPlus, InitMethod::GreedyKMeansPlusPlus}) {
     KMeansConfig config;
     config.k = 32;
     config.init = init;

@@ -132,8 +132,11 @@ TEST_P(FullRunGpuVersusCpu, IdenticalTrajectories) {
 std::string trajectoryName(
     const ::testing::TestParamInfo<std::tuple<int, int, InitMethod, std::uint64_t>>& info) {
   const int d = std::get<0>(info.param), k = std::get<1>(info.param);
-  const bool random = std::get<2>(info.param) == InitMethod::Random;
-  return "d" + std::to_string(d) + "_k" + std::to_string(k) + (random ? "_random" : "_kmeanspp") +
+  const InitMethod init = std::get<2>(info.param);
+  const char* name = init == InitMethod::Random                 ? "_random"
+                     : init == InitMethod::GreedyKMeansPlusPlus ? "_greedy"
+                                                                : "_kmeanspp";
+  return "d" + std::to_string(d) + "_k" + std::to_string(k) + name +
          "_seed" + std::to_string(std::get<3>(info.param));
 }
 
@@ -141,6 +144,10 @@ INSTANTIATE_TEST_SUITE_P(Blobs, FullRunGpuVersusCpu,
                          ::testing::Values(std::make_tuple(2, 5, InitMethod::KMeansPlusPlus, 1ull),
                                            std::make_tuple(3, 16, InitMethod::KMeansPlusPlus, 7ull),
                                            std::make_tuple(3, 16, InitMethod::Random, 7ull),
+                                           std::make_tuple(3, 16, InitMethod::GreedyKMeansPlusPlus,
+                                                           7ull),
+                                           std::make_tuple(16, 300,
+                                                           InitMethod::GreedyKMeansPlusPlus, 2ull),
                                            std::make_tuple(9, 40, InitMethod::KMeansPlusPlus, 3ull),
                                            std::make_tuple(16, 300, InitMethod::KMeansPlusPlus,
                                                            5ull),

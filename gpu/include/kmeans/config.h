@@ -16,6 +16,11 @@ enum class InitMethod {
                    ///< counts, k distinct rows drawn in proportion to their counts.
   KMeansPlusPlus,  ///< D² sampling (Arthur & Vassilvitskii), weighted by the point weights or
                    ///< counts.
+  /// Greedy k-means++: each step draws 2 + ⌊ln k⌋ candidates by D² sampling and keeps the one
+  /// that lowers the potential Σ w·min(D², ‖x − c‖²) most (potentials summed exactly, in
+  /// integers, so every backend keeps the same candidate). Costs that many passes per centroid;
+  /// better starts than plain k-means++ (Arthur & Vassilvitskii; scikit-learn's default).
+  GreedyKMeansPlusPlus,
   Given,           ///< KMeansConfig::initial_centroids, k × d in data units.
 };
 
@@ -55,7 +60,8 @@ void validateConfig(const KMeansConfig& config, std::size_t n, int d);
 
 std::string_view toString(InitMethod method);
 std::string_view toString(EmptyClusterPolicy policy);
-/// Accepts "random", "kmeans++" (also "k-means++", "plusplus"), "given".
+/// Accepts "random", "kmeans++" (also "k-means++", "plusplus"), "greedy-kmeans++" (also
+/// "greedy"), "given".
 std::optional<InitMethod> parseInitMethod(std::string_view text);
 /// Accepts "keep" and "reseed" (also "farthest").
 std::optional<EmptyClusterPolicy> parseEmptyClusterPolicy(std::string_view text);

@@ -1,5 +1,7 @@
 #include "common/seeding.h"
 
+#include <algorithm>
+#include <cmath>
 #include <unordered_set>
 
 namespace kms::seeding {
@@ -8,6 +10,7 @@ namespace {
 constexpr std::uint64_t kStreamRandomInit = 0x52414e44;  // "RAND"
 constexpr std::uint64_t kStreamPlusPlus = 0x4b4d5050;    // "KMPP"
 constexpr std::uint64_t kStreamWeighted = 0x57524e44;    // "WRND"
+constexpr std::uint64_t kStreamGreedy = 0x47524459;      // "GRDY"
 
 std::uint64_t splitmix64(std::uint64_t z) {
   z += 0x9e3779b97f4a7c15ULL;
@@ -85,6 +88,21 @@ std::vector<std::size_t> weightedDistinctIndices(const std::uint32_t* counts, st
 
 double plusPlusUniform(std::uint64_t seed, int j) {
   return uniform(seed, kStreamPlusPlus, static_cast<std::uint64_t>(j));
+}
+
+int greedyCandidates(int k) {
+  return std::min(16, 2 + static_cast<int>(std::log(static_cast<double>(std::max(k, 1)))));
+}
+
+double greedyUniform(std::uint64_t seed, int j, int l) {
+  return uniform(seed, kStreamGreedy, static_cast<std::uint64_t>(j) * 64 + static_cast<std::uint64_t>(l));
+}
+
+double potentialScale(double bound) {
+  if (!(bound > 0.0) || !std::isfinite(bound)) return 1.0;
+  int e = 0;
+  std::frexp(bound, &e);  // bound < 2^e
+  return std::ldexp(1.0, std::clamp(61 - e, -1000, 1000));
 }
 
 ChunkPick pickChunk(const std::vector<double>& chunk_sums, double u) {

@@ -30,6 +30,20 @@ std::vector<std::size_t> weightedDistinctIndices(const std::uint32_t* counts, st
 /// The uniform number of k-means++ step j (the j-th centroid, 0-based).
 double plusPlusUniform(std::uint64_t seed, int j);
 
+/// Greedy k-means++: candidates drawn per step for k centroids (2 + ⌊ln k⌋, at most 16).
+int greedyCandidates(int k);
+/// The uniform number of greedy k-means++ step j's candidate l (step 0 uses plusPlusUniform).
+double greedyUniform(std::uint64_t seed, int j, int l);
+
+/// Fixed-point scale for summing candidate potentials exactly: terms w·D² are summed as
+/// llrint(term · scale) in 64 bits; scale is the power of two that keeps `bound` (an upper bound
+/// of the potential) below 2^62.
+double potentialScale(double bound);
+/// One term as the integer it is summed as (identical on every backend).
+inline std::int64_t potentialTerm(float term, double scale) {
+  return static_cast<std::int64_t>(__builtin_llrint(static_cast<double>(term) * scale));
+}
+
 /// Index picked by D² sampling given chunk sums of p (chunk c covers points
 /// [c·chunk, (c+1)·chunk)). Returns the chunk holding the draw and the remaining target inside
 /// it, or chunk = -1 when the total is zero (all remaining mass is zero).

@@ -68,7 +68,10 @@ void CpuEngine::initialize(const KMeansConfig& config) {
       initRandom();
       break;
     case InitMethod::KMeansPlusPlus:
-      initPlusPlus();
+      initPlusPlus(false);
+      break;
+    case InitMethod::GreedyKMeansPlusPlus:
+      initPlusPlus(true);
       break;
     case InitMethod::Given:
       initGiven();
@@ -103,7 +106,7 @@ void CpuEngine::initGiven() {
     centroids_[i] = exact::sub(config_.initial_centroids[i], summary_.mid[i % d_]);
 }
 
-void CpuEngine::initPlusPlus() {
+void CpuEngine::initPlusPlus(bool greedy) {
   const std::size_t n = data_.n;
   const std::size_t chunks = chunkCount(n, kSamplingChunk);
   std::vector<float> d2(n, 0.0f);
@@ -116,6 +119,26 @@ void CpuEngine::initPlusPlus() {
     if (j == 0) return w;
     return scaled ? exact::mul(w, d2[i]) : d2[i];
   };
+  // The point D² sampling draws with uniform number u at step j (chunk sums, then a scan).
+  auto draw = [&](int j, double u) -> std::size_t {
+    const seeding::ChunkPick pick = seeding::pickChunk(sums, u);
+    if (pick.chunk < 0) return std::min(n - 1, static_cast<std::size_t>(u * static_cast<double>(n)));
+    const std::size_t begin = static_cast<std::size_t>(pick.chunk) * kSamplingChunk;
+    const std::size_t end = std::min(n, begin + kSamplingChunk);
+    double prefix = 0.0;
+    std::size_t last_positive = begin;
+    for (std::size_t i = begin; i < end; ++i) {
+      const float p = mass(i, j);
+      if (p > 0.0f) last_positive = i;
+      prefix += p;
+      if (prefix > pick.target) return i;
+    }
+    return last_positive;
+  };
+  const int candidates = greedy ? seeding::greedyCandidates(k_) : 1;
+  const double scale = greedy ? seeding::potentialScale(potentialBound()) : 1.0;
+  std::vector<std::vector<std::int64_t>> potentials(chunks);
+  std::vector<float> candidate(static_cast<std::size_t>(candidates) * d_);
   for (int j = 0; j < k_; ++j) {
     const float* newest = j > 0 ? &centroids_[static_cast<std::size_t>(j - 1) * d_] : nullptr;
     pool_.parallelFor(chunks, [&](std::size_t c, int worker) {
@@ -132,29 +155,44 @@ void CpuEngine::initPlusPlus() {
       }
       sums[c] = s;
     });
-    const double u = seeding::plusPlusUniform(config_.seed, j);
-    const seeding::ChunkPick pick = seeding::pickChunk(sums, u);
-    std::size_t chosen;
-    if (pick.chunk < 0) {
-      chosen = std::min(n - 1, static_cast<std::size_t>(u * static_cast<double>(n)));
-    } else {
-      const std::size_t begin = static_cast<std::size_t>(pick.chunk) * kSamplingChunk;
-      const std::size_t end = std::min(n, begin + kSamplingChunk);
-      double prefix = 0.0;
-      std::size_t last_positive = begin;
-      chosen = end;
+    float* out = &centroids_[static_cast<std::size_t>(j) * d_];
+    if (j == 0 || !greedy) {
+      centreInto(draw(j, seeding::plusPlusUniform(config_.seed, j)), out);
+      continue;
+    }
+    // Greedy: the candidate whose potential Σ w·min(D², ‖x − c‖²) is lowest, summed exactly.
+    for (int l = 0; l < candidates; ++l)
+      centreInto(draw(j, seeding::greedyUniform(config_.seed, j, l)),
+                 &candidate[static_cast<std::size_t>(l) * d_]);
+    pool_.parallelFor(chunks, [&](std::size_t c, int worker) {
+      float* x = scratch[worker].data();
+      std::vector<std::int64_t>& total = potentials[c];
+      total.assign(static_cast<std::size_t>(candidates), 0);
+      const std::size_t begin = c * kSamplingChunk, end = std::min(n, begin + kSamplingChunk);
       for (std::size_t i = begin; i < end; ++i) {
-        const float p = mass(i, j);
-        if (p > 0.0f) last_positive = i;
-        prefix += p;
-        if (prefix > pick.target) {
-          chosen = i;
-          break;
+        centreInto(i, x);
+        const float w = pointWeight(i);
+        for (int l = 0; l < candidates; ++l) {
+          const float dc =
+              exact::squaredDistance(x, &candidate[static_cast<std::size_t>(l) * d_], d_);
+          const float nearest = std::min(d2[i], dc);
+          total[static_cast<std::size_t>(l)] +=
+              seeding::potentialTerm(scaled ? exact::mul(w, nearest) : nearest, scale);
         }
       }
-      if (chosen == end) chosen = last_positive;
+    });
+    int best = 0;
+    std::int64_t best_potential = 0;
+    for (int l = 0; l < candidates; ++l) {
+      std::int64_t p = 0;
+      for (const auto& total : potentials)
+        p += total[static_cast<std::size_t>(l)];
+      if (l == 0 || p < best_potential) {  // ties keep the earlier candidate
+        best = l;
+        best_potential = p;
+      }
     }
-    centreInto(chosen, &centroids_[static_cast<std::size_t>(j) * d_]);
+    std::copy_n(&candidate[static_cast<std::size_t>(best) * d_], d_, out);
   }
 }
 
@@ -162,6 +200,16 @@ float CpuEngine::pointWeight(std::size_t i) const {
   if (data_.weights) return data_.weights[i];
   if (data_.counts) return static_cast<float>(data_.counts[i]);
   return 1.0f;
+}
+
+double CpuEngine::potentialBound() const {
+  double diameter2 = 0.0;
+  for (int c = 0; c < d_; ++c) {
+    const double extent = double(summary_.hi[c]) - double(summary_.lo[c]);
+    diameter2 += extent * extent;
+  }
+  // Every term w·min(D², ·) ≤ w·diameter² (plus rounding); the potential sums them.
+  return summary_.total_weight * diameter2 * 1.01 + 1.0;
 }
 
 void CpuEngine::transposeCentroids() {

@@ -35,7 +35,10 @@ class CpuEngine final : public Engine {
   /// The point's weight, its count as a float with counts, 1 otherwise (k-means++ mass).
   float pointWeight(std::size_t i) const;
   void initRandom();
-  void initPlusPlus();
+  /// k-means++ D² sampling; greedy: several candidates per step, the lowest potential kept.
+  void initPlusPlus(bool greedy);
+  /// An upper bound of any k-means++ potential of these data (total weight × box diagonal²).
+  double potentialBound() const;
   void initGiven();
   void transposeCentroids();
   void assignChunk(std::size_t chunk, Accumulator& acc, std::vector<float>& dist);

@@ -54,7 +54,7 @@ class CudaEngine final : public Engine {
   template <typename LabelT>
   void enqueueIteration(int cur, int in_half, int out_half);
   template <typename LabelT>
-  void initPlusPlus();
+  void initPlusPlus(bool greedy);
   template <typename LabelT>
   void planFor();
   /// The iteration of compact data (plan_.compact) with its timing events.

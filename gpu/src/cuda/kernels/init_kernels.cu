@@ -91,13 +91,15 @@ __global__ void __launch_bounds__(kThreads)
 }
 
 /// One block: find the chunk holding the draw (sequentially, as seeding::pickChunk does), then
-/// the first point whose running mass exceeds the remaining target, and copy it to centroid j.
+/// the first point whose running mass exceeds the remaining target, and copy it to `out` (the
+/// row of centroid j, or a greedy candidate's).
 template <typename LabelT>
 __global__ void __launch_bounds__(kPickThreads)
     plusPlusPickKernel(const float* __restrict__ points, const float* __restrict__ weights,
-                       const std::uint32_t* __restrict__ counts, std::size_t n, int d, float* centroids, int j, double u,
+                       const std::uint32_t* __restrict__ counts, std::size_t n, int d,
+                       const float* centroids, int j, double u,
                        const LabelT* __restrict__ nearest, const double* __restrict__ chunk_sums,
-                       int chunks) {
+                       int chunks, float* out) {
   __shared__ long long chunk;
   __shared__ double target;
   __shared__ unsigned long long first_hit;
@@ -159,7 +161,46 @@ __global__ void __launch_bounds__(kPickThreads)
     chosen = first_hit != ~0ull ? first_hit : last_positive;
   }
   for (int c = threadIdx.x; c < d; c += kPickThreads)
-    centroids[static_cast<std::size_t>(j) * d + c] = points[chosen * d + c];
+    out[c] = points[chosen * d + c];
+}
+
+/// Greedy k-means++: each candidate's potential Σ w·min(D², ‖x − c_l‖²), with every term rounded
+/// to the fixed-point grid of `scale` and summed in 64-bit integers (the CPU's sums exactly).
+/// D² is the distance to the nearest chosen centroid (nearest[] after this step's mass pass).
+template <typename LabelT>
+__global__ void __launch_bounds__(kThreads)
+    greedyPotentialKernel(const float* __restrict__ points, const float* __restrict__ weights,
+                          const std::uint32_t* __restrict__ counts, std::size_t n, int d,
+                          const float* __restrict__ centroids, const LabelT* __restrict__ nearest,
+                          const float* __restrict__ candidates, int count, double scale,
+                          long long* potentials) {
+  long long sum[kMaxGreedyCandidates];
+  for (int l = 0; l < kMaxGreedyCandidates; ++l)
+    sum[l] = 0;
+  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(kThreads) + threadIdx.x; i < n;
+       i += static_cast<std::size_t>(gridDim.x) * kThreads) {
+    const float* x = points + i * d;
+    const float d2 =
+        exact::squaredDistance(x, centroids + static_cast<std::size_t>(nearest[i]) * d, d);
+    const float w = samplingWeight(weights, counts, i);
+    const bool scaled = weights || counts;
+#pragma unroll
+    for (int l = 0; l < kMaxGreedyCandidates; ++l) {
+      if (l >= count) break;
+      const float dc = exact::squaredDistance(x, candidates + static_cast<std::size_t>(l) * d, d);
+      const float term = scaled ? exact::mul(w, fminf(d2, dc)) : fminf(d2, dc);
+      sum[l] += __double2ll_rn(static_cast<double>(term) * scale);
+    }
+  }
+  using Reduce = cub::BlockReduce<long long, kThreads>;
+  __shared__ typename Reduce::TempStorage temp;
+  for (int l = 0; l < count; ++l) {
+    const long long total = Reduce(temp).Sum(sum[l]);
+    if (threadIdx.x == 0 && total != 0)
+      atomicAdd(reinterpret_cast<unsigned long long*>(potentials + l),
+                static_cast<unsigned long long>(total));
+    __syncthreads();
+  }
 }
 
 int gridFor(std::size_t work, int threads) {
@@ -194,9 +235,40 @@ void launchPlusPlusStep(const float* points, const float* weights, const std::ui
                                                               centroids, j, nearest, chunk_sums);
   KMS_CHECK_LAUNCH();
   plusPlusPickKernel<LabelT><<<1, kPickThreads, 0, stream>>>(
-      points, weights, counts, n, d, centroids, j, u, nearest, chunk_sums, chunks);
+      points, weights, counts, n, d, centroids, j, u, nearest, chunk_sums, chunks,
+      centroids + static_cast<std::size_t>(j) * d);
   KMS_CHECK_LAUNCH();
 }
+
+template <typename LabelT>
+void launchGreedyStep(const float* points, const float* weights, const std::uint32_t* counts,
+                      std::size_t n, int d, float* centroids, int j, const double* u, int count,
+                      double scale, LabelT* nearest, double* chunk_sums, float* candidates,
+                      long long* potentials, cudaStream_t stream) {
+  const int chunks = static_cast<int>(plusPlusChunks(n));
+  plusPlusMassKernel<LabelT><<<chunks, kThreads, 0, stream>>>(points, weights, counts, n, d,
+                                                              centroids, j, nearest, chunk_sums);
+  KMS_CHECK_LAUNCH();
+  for (int l = 0; l < count; ++l) {
+    plusPlusPickKernel<LabelT><<<1, kPickThreads, 0, stream>>>(
+        points, weights, counts, n, d, centroids, j, u[l], nearest, chunk_sums, chunks,
+        candidates + static_cast<std::size_t>(l) * d);
+    KMS_CHECK_LAUNCH();
+  }
+  KMS_CUDA_CHECK(cudaMemsetAsync(potentials, 0, sizeof(long long) * count, stream));
+  greedyPotentialKernel<LabelT><<<gridFor(n, kThreads), kThreads, 0, stream>>>(
+      points, weights, counts, n, d, centroids, nearest, candidates, count, scale, potentials);
+  KMS_CHECK_LAUNCH();
+}
+
+template void launchGreedyStep<std::uint8_t>(const float*, const float*, const std::uint32_t*,
+                                             std::size_t, int, float*, int, const double*, int,
+                                             double, std::uint8_t*, double*, float*, long long*,
+                                             cudaStream_t);
+template void launchGreedyStep<std::uint16_t>(const float*, const float*, const std::uint32_t*,
+                                              std::size_t, int, float*, int, const double*, int,
+                                              double, std::uint16_t*, double*, float*, long long*,
+                                              cudaStream_t);
 
 template void launchPlusPlusStep<std::uint8_t>(const float*, const float*, const std::uint32_t*,
                                                std::size_t, int, float*, int, double,

@@ -30,4 +30,17 @@ void launchPlusPlusStep(const float* points, const float* weights, const std::ui
                         float* centroids, int j, double u, LabelT* nearest, double* chunk_sums,
                         cudaStream_t stream);
 
+/// Most candidates a greedy k-means++ step draws (seeding::greedyCandidates).
+inline constexpr int kMaxGreedyCandidates = 16;
+
+/// One greedy k-means++ step j ≥ 1: the mass pass of launchPlusPlusStep, then `count` candidates
+/// drawn with the uniform numbers u[0..count) into `candidates` (count × d), then each one's
+/// potential summed exactly into `potentials` (count int64, fixed point of `scale`). The host
+/// reads the potentials and copies the best candidate into centroids[j].
+template <typename LabelT>
+void launchGreedyStep(const float* points, const float* weights, const std::uint32_t* counts,
+                      std::size_t n, int d, float* centroids, int j, const double* u, int count,
+                      double scale, LabelT* nearest, double* chunk_sums, float* candidates,
+                      long long* potentials, cudaStream_t stream);
+
 }  // namespace kms::cuda
