@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Quick start, command 1: set up, build, and quantise the bundled sample photo to 16 colours.
-# With a display, opens it in kmeans-studio; without one, runs the same job through kmeans-cli
-# and writes out/landscape-16.png, out/landscape-16.gpl and out/landscape-16-report.json.
+# Quick start, command 1: set up, build, and quantise the bundled sample photograph to 16
+# colours. With a display, opens it in kmeans-studio; without one, runs the same job through
+# kmeans-cli and writes out/tulip-field-16.png (a palette PNG), out/tulip-field-16-dithered.png,
+# out/tulip-field-16.gpl and out/tulip-field-16-report.json.
 #   scripts/run.sh [-k N] [--backend auto|cuda|cpu]
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -16,13 +17,15 @@ while [ $# -gt 0 ]; do
   esac
 done
 "$root/scripts/build.sh"
-photo=$(ls resources/samples/landscape.* | head -n 1)
+photo=resources/samples/tulip-field.png
 if [ -x build/app/kmeans-studio ] && { [ -n "${DISPLAY:-}" ] || [ -n "${WAYLAND_DISPLAY:-}" ]; }; then
   exec build/app/kmeans-studio --open "$photo" --k "$k" --backend "$backend" --run
 fi
 echo "No display: running the same job headless with kmeans-cli."
 mkdir -p out
-build/app/kmeans-cli "$photo" -k "$k" --backend "$backend" --seed 1 \
-  --out-image "out/landscape-$k.png" --out-palette "out/landscape-$k.gpl" \
-  --report "out/landscape-$k-report.json"
-echo "Wrote out/landscape-$k.png, out/landscape-$k.gpl and out/landscape-$k-report.json"
+base="out/tulip-field-$k"
+build/app/kmeans-cli "$photo" -k "$k" --backend "$backend" --seed 1 --restarts 8 \
+  --out-image "$base.png" --out-palette "$base.gpl" --report "$base-report.json"
+build/app/kmeans-cli "$photo" -k "$k" --backend "$backend" --seed 1 --restarts 8 --quiet \
+  --dither fs --out-image "$base-dithered.png"
+echo "Wrote $base.png, $base-dithered.png, $base.gpl and $base-report.json"

@@ -1,6 +1,6 @@
-// kms-make-samples: writes the bundled sample data into a folder (resources/samples in the
-// repository): landscape.png (or .jpg when the PNG would be too big to commit), blobs-2d.csv
-// and cloud-3d.ply. Deterministic: running it again reproduces the committed files.
+// kms-make-samples: writes the generated sample data into a folder (resources/samples in the
+// repository): blobs-2d.csv and cloud-3d.ply. Deterministic: running it again reproduces the
+// committed files. (The photo sample is a real photograph; see resources/samples/README.md.)
 //
 //   kms-make-samples resources/samples
 #include <QDir>
@@ -11,7 +11,6 @@
 
 #include "io/export.h"
 #include "io/generators.h"
-#include "tools/sample_photo.h"
 
 namespace {
 
@@ -53,9 +52,6 @@ int main(int argc, char** argv) {
     return 1;
   }
   try {
-    const QImage photo = kms::app::tools::paintLandscape(QSize(1600, 1067), 2024);
-    kms::app::writeImage(out.filePath("landscape.png"), photo);
-
     GeneratorParams blobs;  // the same set the GUI falls back to without the file
     blobs.kind = GeneratorKind::Blobs;
     blobs.n = 5000;

@@ -55,11 +55,11 @@ int countLines(const QString& path) {
 TEST(Cli, QuantisesTheSamplePhotoTo16Colours) {
   const TempFiles files;
   const CliRun run =
-      runCli({sample("landscape.png"), "-k", "16", "--seed", "3", "--backend", "cpu", "--max-iter",
+      runCli({sample("tulip-field.png"), "-k", "16", "--seed", "3", "--backend", "cpu", "--max-iter",
               "12", "--out-image", files.path("q.png"), "--out-palette", files.path("palette.gpl"),
               "--report", files.path("report.json")});
   ASSERT_EQ(run.exitCode, 0) << run.err.toStdString();
-  const QImage original(sample("landscape.png"));
+  const QImage original(sample("tulip-field.png"));
   const QImage quantised(files.path("q.png"));
   ASSERT_FALSE(quantised.isNull());
   EXPECT_EQ(quantised.size(), original.size());

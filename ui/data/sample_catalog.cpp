@@ -13,10 +13,9 @@ std::vector<Sample> buildCatalog() {
 
   Sample photo;
   photo.id = QStringLiteral("photo");
-  photo.title = tr("Landscape photo");
-  photo.description = tr("Quantise a photo's colours: k = 16 gives a poster-like palette");
-  photo.fileNames = {QStringLiteral("landscape.png"), QStringLiteral("landscape.jpg"),
-                     QStringLiteral("photo.png"), QStringLiteral("photo.jpg")};
+  photo.title = tr("Tulip field (photo)");
+  photo.description = tr("Quantise a photograph's colours: k = 16 gives a poster-like palette");
+  photo.fileNames = {QStringLiteral("tulip-field.png")};
   photo.k = 16;
   list.push_back(photo);
 

@@ -1,4 +1,4 @@
-// The built-in samples: a landscape photo, 2-D blobs and a 3-D cloud, with the k that suits
+// The built-in samples: a photograph (tulip field), 2-D blobs and a 3-D cloud, with the k that suits
 // each. Files come from resources/samples (next to the executable when installed, the source
 // tree otherwise); when a point sample's file is missing the generator makes an equivalent.
 #pragma once
