@@ -51,7 +51,11 @@ QString fromStd(std::string_view s) {
 }
 
 DatasetPtr obtainData(const CliOptions& options) {
-  if (!options.generate) return loadDataset(options.input);
+  if (!options.generate) {
+    LoadOptions load;
+    load.compactOnDevice = options.backend != BackendKind::Cpu;  // the GPU will be busy anyway
+    return loadDataset(options.input, load);
+  }
   try {
     return generateDataset(*options.generate);
   } catch (const std::invalid_argument& e) {

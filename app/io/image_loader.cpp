@@ -12,7 +12,9 @@
 
 #include "core/format.h"
 #include "io/load_support.h"
+#include "kmeans/backend.h"
 #include "kmeans/compact.h"
+#include "kmeans/errors.h"
 
 namespace kms::app::io {
 namespace {
@@ -64,9 +66,23 @@ void fillRowsFromKeys(const DistinctColours& colours, int d, Dataset& out) {
   }
 }
 
+/// The distinct colours, on the GPU when asked and possible (same result), else on the CPU.
+DistinctColours findColours(const std::uint32_t* pixels, std::size_t n, const ColourKeying& keying,
+                            bool onDevice) {
+  const bool plain = !keying.skip_transparent && !keying.keep_alpha;
+  if (onDevice && plain && kms::cudaStatus().available) {
+    try {
+      return distinctColoursOnDevice(pixels, n);
+    } catch (const kms::DeviceError&) {
+      // The GPU is busy or out of memory: the CPU gives the same table.
+    }
+  }
+  return distinctColours(pixels, n, keying);
+}
+
 /// An 8-bit picture (every format but 16-bit ones): its exact distinct colours.
 void compactEightBit(const InputFile& file, QImage image, const Progress& progress,
-                     Dataset& out) {
+                     const LoadOptions& options, Dataset& out) {
   const bool alpha = image.hasAlphaChannel();
   image.convertTo(alpha ? QImage::Format_ARGB32 : QImage::Format_RGB32);
   progress.update(0.6);
@@ -82,7 +98,7 @@ void compactEightBit(const InputFile& file, QImage image, const Progress& progre
   ColourKeying keying;
   keying.skip_transparent = use.transparent;
   keying.keep_alpha = use.partial;
-  DistinctColours colours = distinctColours(pixels, n, keying);
+  DistinctColours colours = findColours(pixels, n, keying, options.compactOnDevice);
   progress.update(0.9);
   if (colours.rows() == 0) file.fail(QStringLiteral("every pixel is fully transparent"));
   out.d = use.partial ? 4 : 3;
@@ -192,7 +208,7 @@ DatasetPtr loadImage(const QString& path, const LoadOptions& options) {
   if (hasDeepChannels(image))
     loadDeep(file, std::move(image), progress, *out);
   else
-    compactEightBit(file, std::move(image), progress, *out);
+    compactEightBit(file, std::move(image), progress, options, *out);
   out->dimensionNames = QStringList{QStringLiteral("R"), QStringLiteral("G"), QStringLiteral("B")};
   if (out->d == 4) out->dimensionNames << QStringLiteral("A");
   progress.update(1.0);

@@ -20,6 +20,9 @@ struct LoadOptions {
   const std::atomic<bool>* cancel = nullptr;
   /// Refuse inputs that would need more than this many values (n × d) in memory.
   std::size_t maxValues = std::size_t(1) << 31;
+  /// Find an opaque 8-bit picture's distinct colours on CUDA device 0 when one answers (the
+  /// same result as on the CPU; worth it for large pictures when the GPU is in use anyway).
+  bool compactOnDevice = false;
 };
 
 /// Loads any supported file, choosing the reader from the content (magic bytes) and the suffix:

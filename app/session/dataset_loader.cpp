@@ -36,8 +36,9 @@ DatasetLoader::~DatasetLoader() {
 }
 
 void DatasetLoader::loadFile(const QString& path) {
-  start(path, [path](Job& job) {
+  start(path, [path, onDevice = compactOnDevice_](Job& job) {
     kms::app::LoadOptions options;
+    options.compactOnDevice = onDevice;
     options.cancel = &job.cancel;
     options.progress = [&job](double f) {
       job.permille.store(int(std::clamp(f, 0.0, 1.0) * 1000.0), std::memory_order_relaxed);

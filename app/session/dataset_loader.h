@@ -33,6 +33,8 @@ class DatasetLoader : public QObject {
   ~DatasetLoader() override;  // cancels and waits
 
   void loadFile(const QString& path);
+  /// Whether pictures are compacted on the GPU (when one answers; the result is the same).
+  void setCompactOnDevice(bool onDevice) { compactOnDevice_ = onDevice; }
   void generate(const kms::app::GeneratorParams& params);
   /// Stops the job in flight (the loaders check the flag now and then); emits cancelled().
   void cancel();
@@ -54,6 +56,7 @@ class DatasetLoader : public QObject {
   void finish(QFutureWatcher<std::shared_ptr<Result>>* watcher);
 
   std::shared_ptr<Job> job_;
+  bool compactOnDevice_ = false;
   QFutureWatcher<std::shared_ptr<Result>>* watcher_ = nullptr;
   QTimer progressPoll_;
 };

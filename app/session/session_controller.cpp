@@ -26,6 +26,7 @@ SessionController::SessionController(QObject* parent) : QObject(parent) {
   connect(worker_, &SessionWorker::cudaProbed, this, [this](bool available, const QString& text) {
     cudaAvailable_ = available;
     cudaDescription_ = text;
+    loader_.setCompactOnDevice(available && settings_.backend != kms::BackendKind::Cpu);
     emit cudaProbed(available, text);
   });
 
@@ -116,6 +117,7 @@ void SessionController::adopt(const LoadedData& data, const QString& origin) {
 
 void SessionController::setSettings(const RunSettings& settings) {
   settings_ = settings;
+  loader_.setCompactOnDevice(cudaAvailable_ && settings_.backend != kms::BackendKind::Cpu);
   emit settingsChanged(settings_);
   command([w = worker_, s = settings] { w->applySettings(s); });
 }
