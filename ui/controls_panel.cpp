@@ -104,8 +104,8 @@ QWidget* ControlsPanel::buildParameterGroup() {
   k_->setRange(1, 256);
   k_->setToolTip(tr("Number of clusters (colours of the palette for a picture)"));
   init_ = new QComboBox(group);
-  init_->addItem(tr("k-means++"), int(kms::InitMethod::KMeansPlusPlus));
   init_->addItem(tr("Greedy k-means++"), int(kms::InitMethod::GreedyKMeansPlusPlus));
+  init_->addItem(tr("k-means++"), int(kms::InitMethod::KMeansPlusPlus));
   init_->addItem(tr("Random points"), int(kms::InitMethod::Random));
   init_->setToolTip(
       tr("k-means++ spreads the first centroids out (D² sampling); greedy k-means++ draws a few "

@@ -80,9 +80,9 @@ CliOptions parseCommandLine(const QStringList& arguments) {
   parser.addOptions({
       {{"k", "clusters"}, "Number of clusters (required).", "K"},
       {"init",
-       "Initial centroids: kmeans++ (default), greedy (greedy k-means++: 2 + ln k candidates "
-       "per centroid, the best kept) or random.",
-       "METHOD", "kmeans++"},
+       "Initial centroids: greedy (default; greedy k-means++: 2 + ln k candidates per centroid, "
+       "the best kept), kmeans++ or random.",
+       "METHOD", "greedy"},
       {"restarts",
        "Run N seeded starts (seeds S, S+1, ...) and keep the one with the lowest inertia "
        "(default 1).",
@@ -138,9 +138,9 @@ CliOptions parseCommandLine(const QStringList& arguments) {
     throw UsageError("expected one INPUT, got " + std::to_string(positional.size()));
   if (!parser.isSet("k")) throw UsageError("missing -k (the number of clusters)");
   options.config.k = intValue(parser, "k", 1);
-  options.config.init = choice(parser, "init", parseInitMethod, "kmeans++, greedy or random");
+  options.config.init = choice(parser, "init", parseInitMethod, "greedy, kmeans++ or random");
   if (options.config.init == InitMethod::Given)
-    badValue(parser, "init", "kmeans++, greedy or random");
+    badValue(parser, "init", "greedy, kmeans++ or random");
   bool seedOk = false;
   options.config.seed = parser.value("seed").toULongLong(&seedOk);
   if (!seedOk) badValue(parser, "seed", "a non-negative integer");

@@ -70,6 +70,7 @@ void ScriptedRun::begin() {
   if (options_.split) image->setSplit(*options_.split);
   if (options_.pace) window_.controls()->setPace(*options_.pace);
 
+  sinceOpen_.start();
   if (!options_.sample.isEmpty()) {
     if (!window_.openSample(options_.sample))
       fail(QStringLiteral("unknown sample \"%1\"").arg(options_.sample));
@@ -86,6 +87,7 @@ void ScriptedRun::begin() {
 void ScriptedRun::onDatasetChanged() {
   if (dataReady_) return;
   dataReady_ = true;
+  openToLoadedMs_ = sinceOpen_.elapsed();
   session::RunSettings s = window_.controls()->settings();
   if (options_.k) s.config.k = *options_.k;
   if (options_.init) s.config.init = *options_.init;
@@ -132,9 +134,10 @@ void ScriptedRun::waitForFinalFrame() {
   const bool shown = frame && frame->finished && dithered &&
                      window_.history().records().size() == std::size_t(frame->iteration);
   if (!shown) {
-    QTimer::singleShot(50, this, &ScriptedRun::waitForFinalFrame);
+    QTimer::singleShot(5, this, &ScriptedRun::waitForFinalFrame);
     return;
   }
+  openToResultMs_ = sinceOpen_.elapsed();
   QTimer::singleShot(250, this, &ScriptedRun::onFinished);
 }
 
@@ -149,6 +152,8 @@ void ScriptedRun::onFinished() {
                 last.stats.converged ? "converged" : "iteration limit", qPrintable(engine.backend),
                 qPrintable(engine.device),
                 window_.session().dataset() ? window_.session().dataset()->n : 0);
+    std::printf("kmeans-studio: data loaded %lld ms after opening, result on screen after %lld ms\n",
+                static_cast<long long>(openToLoadedMs_), static_cast<long long>(openToResultMs_));
     std::fflush(stdout);
   }
   if (!options_.report.isEmpty()) {

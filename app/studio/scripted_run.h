@@ -43,6 +43,9 @@ class ScriptedRun : public QObject {
   bool finishedHandled_ = false;
   bool screenshotTaken_ = false;
   bool pendingReport_ = false;
+  QElapsedTimer sinceOpen_;  // from asking for the data to the finished frame on screen
+  qint64 openToLoadedMs_ = -1;
+  qint64 openToResultMs_ = -1;
 };
 
 }  // namespace kms::studio

@@ -241,7 +241,7 @@ TEST(Cli, BadArgumentsExitWithOne) {
       {{csv}, "missing -k"},
       {{csv, "-k", "zero"}, "-k needs an integer ≥ 1, not 'zero'"},
       {{csv, "-k", "0"}, "needs an integer ≥ 1"},
-      {{csv, "-k", "3", "--init", "magic"}, "--init needs kmeans++, greedy or random"},
+      {{csv, "-k", "3", "--init", "magic"}, "--init needs greedy, kmeans++ or random"},
       {{csv, "-k", "3", "--backend", "tpu"}, "--backend needs auto, cuda or cpu"},
       {{csv, "-k", "3", "--tol", "-1"}, "--tol needs a number ≥ 0"},
       {{csv, "-k", "3", "--frobnicate"}, "Unknown option 'frobnicate'"},

@@ -256,7 +256,7 @@ TEST(Export, RunReportIsCompleteJson) {
   const QJsonObject settings = root["settings"].toObject();
   EXPECT_EQ(settings["k"].toInt(), 16);
   EXPECT_EQ(settings["seed"].toInteger(), 42);
-  EXPECT_EQ(settings["init"].toString(), QStringLiteral("kmeans++"));
+  EXPECT_EQ(settings["init"].toString(), QStringLiteral("greedy-kmeans++"));  // the default
   EXPECT_EQ(settings["backend"].toString(), QStringLiteral("cpu"));
   EXPECT_EQ(settings["backend_note"].toString(), report.backendNote);
   EXPECT_TRUE(settings.contains("tolerance") && settings.contains("max_iterations") &&

@@ -21,7 +21,7 @@ void restoreStudioSettings(const PersistedParts& parts) {
   session::RunSettings run;
   run.config.k = s.value(QStringLiteral("run/k"), 16).toInt();
   run.config.init = kms::InitMethod(
-      s.value(QStringLiteral("run/init"), int(kms::InitMethod::KMeansPlusPlus)).toInt());
+      s.value(QStringLiteral("run/init"), int(kms::InitMethod::GreedyKMeansPlusPlus)).toInt());
   run.config.seed = s.value(QStringLiteral("run/seed"), 1).toULongLong();
   run.config.max_iterations = s.value(QStringLiteral("run/maxIterations"), 100).toInt();
   run.config.tolerance = s.value(QStringLiteral("run/tolerance"), 1e-4).toDouble();
