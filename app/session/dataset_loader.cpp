@@ -32,7 +32,7 @@ DatasetLoader::DatasetLoader(QObject* parent) : QObject(parent) {
 }
 
 DatasetLoader::~DatasetLoader() {
-  cancelAndWait();
+  cancel();
 }
 
 void DatasetLoader::loadFile(const QString& path) {
@@ -106,13 +106,6 @@ void DatasetLoader::cancel() {
   watcher_ = nullptr;  // its finished() is ignored; it deletes itself then
   progressPoll_.stop();
   emit cancelled(origin);
-}
-
-void DatasetLoader::cancelAndWait() {
-  const auto watchers = findChildren<QFutureWatcher<std::shared_ptr<Result>>*>();
-  cancel();
-  for (auto* w : watchers)
-    w->waitForFinished();
 }
 
 }  // namespace kms::session

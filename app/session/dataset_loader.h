@@ -30,7 +30,9 @@ class DatasetLoader : public QObject {
 
  public:
   explicit DatasetLoader(QObject* parent = nullptr);
-  ~DatasetLoader() override;  // cancels and waits
+  /// Cancels without waiting: a job still decoding holds only its own shared state, so the
+  /// window can close at once (the pool finishes it on its own and drops the result).
+  ~DatasetLoader() override;
 
   void loadFile(const QString& path);
   /// Whether pictures are compacted on the GPU (when one answers; the result is the same).
@@ -38,8 +40,6 @@ class DatasetLoader : public QObject {
   void generate(const kms::app::GeneratorParams& params);
   /// Stops the job in flight (the loaders check the flag now and then); emits cancelled().
   void cancel();
-  /// Cancels and blocks until the pool thread has let go (shutdown only).
-  void cancelAndWait();
   bool busy() const { return job_ != nullptr; }
 
  signals:

@@ -161,7 +161,7 @@ void SessionController::setFrameInterval(double ms) {
 void SessionController::shutdown() {
   if (shutDown_) return;
   shutDown_ = true;
-  loader_.cancelAndWait();
+  loader_.cancel();  // a decode in flight finishes on the pool and its result is dropped
   // Ends a running slice at its next iteration; quit() then ends the event loop and the worker
   // (with its engine) is deleted on its own thread. An iteration in progress finishes first:
   // engine steps cannot be interrupted, but they are bounded.
