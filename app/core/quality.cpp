@@ -4,8 +4,34 @@
 #include <cmath>
 
 #include "core/colour_space.h"
+#include "core/parallel.h"
 
 namespace kms::app {
+
+namespace {
+
+/// Sums term(i) for i in [0, n) in fixed chunks spread over the hardware threads, then adds the
+/// chunk sums in order: the same bits on any number of threads. Each term is (value, weight).
+template <typename Term>
+std::pair<double, double> chunkedSum(std::size_t n, Term term) {
+  constexpr std::size_t kChunk = 16384;
+  const std::size_t chunks = (n + kChunk - 1) / kChunk;
+  std::vector<std::pair<double, double>> partial(chunks, {0.0, 0.0});
+  parallelRanges(chunks, 2, [&](std::size_t begin, std::size_t end) {
+    for (std::size_t c = begin; c < end; ++c)
+      for (std::size_t i = c * kChunk, last = std::min(n, i + kChunk); i < last; ++i) {
+        const auto [value, weight] = term(i);
+        partial[c].first += value;
+        partial[c].second += weight;
+      }
+  });
+  std::pair<double, double> total{0.0, 0.0};
+  for (const auto& p : partial)
+    total.first += p.first, total.second += p.second;
+  return total;
+}
+
+}  // namespace
 
 std::shared_ptr<const QualityContext> QualityContext::build(const Dataset& dataset) {
   if (!dataset.isImage() || dataset.d < 3) return nullptr;
@@ -35,8 +61,8 @@ std::shared_ptr<const QualityContext> QualityContext::build(const Dataset& datas
     prefix[r] = running += q->weight_[r];
   for (std::size_t j = 0; j < kDeltaESamples; ++j) {
     const double at = (double(j) + 0.5) * q->total_ / double(kDeltaESamples);
-    const auto row = std::uint32_t(std::upper_bound(prefix.begin(), prefix.end(), at) -
-                                   prefix.begin());
+    const auto row =
+        std::uint32_t(std::upper_bound(prefix.begin(), prefix.end(), at) - prefix.begin());
     const std::uint32_t clamped = std::min<std::uint32_t>(row, std::uint32_t(n - 1));
     if (!q->sampleRows_.empty() && q->sampleRows_.back() == clamped)
       q->sampleWeight_.back() += 1.0;
@@ -58,30 +84,29 @@ Quality QualityContext::measure(const std::vector<std::int32_t>& rowLabels,
                            qBlue(palette[j]) / 255.0f};
     srgbToLab(rgb, &paletteLab[j * 3]);
   }
-  double squared = 0.0;
-  for (std::size_t r = 0; r < n; ++r) {
-    const QRgb p = palette[std::size_t(rowLabels[r])];
-    const double dr = rgb_[r * 3] - qRed(p), dg = rgb_[r * 3 + 1] - qGreen(p),
-                 db = rgb_[r * 3 + 2] - qBlue(p);
-    squared += weight_[r] * (dr * dr + dg * dg + db * db);
-  }
+  const double squared = chunkedSum(n, [&](std::size_t r) {
+                           const QRgb p = palette[std::size_t(rowLabels[r])];
+                           const double dr = rgb_[r * 3] - qRed(p),
+                                        dg = rgb_[r * 3 + 1] - qGreen(p),
+                                        db = rgb_[r * 3 + 2] - qBlue(p);
+                           return std::pair{weight_[r] * (dr * dr + dg * dg + db * db), 0.0};
+                         }).first;
   const double mse = squared / (3.0 * total_);
-  out.psnr = mse > 0.0 ? 10.0 * std::log10(255.0 * 255.0 / mse)
-                       : std::numeric_limits<double>::infinity();
-  double sum = 0.0, weight = 0.0;
-  const auto add = [&](std::size_t r, double w) {
-    sum += w * deltaE2000(&lab_[r * 3], &paletteLab[std::size_t(rowLabels[r]) * 3]);
-    weight += w;
+  out.psnr =
+      mse > 0.0 ? 10.0 * std::log10(255.0 * 255.0 / mse) : std::numeric_limits<double>::infinity();
+  const auto term = [&](std::size_t r, double w) {
+    return std::pair{w * deltaE2000(&lab_[r * 3], &paletteLab[std::size_t(rowLabels[r]) * 3]), w};
   };
+  std::pair<double, double> sum;
   if (sampleIsExact_ || exactDeltaE) {
-    for (std::size_t r = 0; r < n; ++r)
-      add(r, weight_[r]);
+    sum = chunkedSum(n, [&](std::size_t r) { return term(r, weight_[r]); });
     out.deltaEExact = true;
   } else {
-    for (std::size_t s = 0; s < sampleRows_.size(); ++s)
-      add(sampleRows_[s], sampleWeight_[s]);
+    sum = chunkedSum(sampleRows_.size(),
+                     [&](std::size_t s) { return term(sampleRows_[s], sampleWeight_[s]); });
   }
-  out.deltaE = weight > 0.0 ? sum / weight : 0.0;
+  const auto [sumDeltaE, weight] = sum;
+  out.deltaE = weight > 0.0 ? sumDeltaE / weight : 0.0;
   return out;
 }
 
