@@ -51,6 +51,10 @@ shot photo-split xvfb --sample photo --run --view image --image-mode split --spl
 shot photo-side-by-side-running xvfb --sample photo --speed 3 --run --view image \
   --image-mode side --screenshot-after-ms 2600
 
+# Photo: best of 4 starts, the Dithered mode (Floyd-Steinberg in the palette's colour space).
+shot photo-dithered xvfb --sample photo --restarts 4 --run --view image --image-mode dithered \
+  --dither fs
+
 # 2-D blobs: random start (seed 30) at 2 iterations/s, so the centroid trails show each move.
 shot blobs-2d-trails xvfb --sample blobs --init random --seed 30 --speed 2 --run --view 2d
 

@@ -26,8 +26,13 @@ RunPresenter::RunPresenter(const Parts& parts, QObject* parent) : QObject(parent
     p_.convergence.clear();
     p_.readout.clearRun();
   });
-  connect(&p_.session, &session::SessionController::startProgress, &p_.controls,
-          &ControlsPanel::setStartProgress);
+  connect(&p_.session, &session::SessionController::startProgress, this,
+          [this](quint64 runId, int start, int starts) {
+            // Frames come through the frame pump and this signal does not, so progress can
+            // arrive after the result of all the starts (which has a later run id): drop it.
+            if (runId < p_.history.runId()) return;
+            p_.controls.setStartProgress(start, starts);
+          });
   connect(&p_.session, &session::SessionController::stateChanged, this, &RunPresenter::onState);
   connect(&p_.session, &session::SessionController::engineChanged, &p_.readout,
           &StatusReadout::setEngine);

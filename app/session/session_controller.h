@@ -85,8 +85,8 @@ class SessionController : public QObject {
   void errorOccurred(const QString& message);
   /// Something the user should know that is not an error (k lowered to fit the data).
   void notice(const QString& message);
-  /// Best of N: start `start` (0-based) of `starts` is running.
-  void startProgress(int start, int starts);
+  /// Best of N: start `start` (0-based) of `starts` of run `runId` is running.
+  void startProgress(quint64 runId, int start, int starts);
 
  private:
   template <typename F>

@@ -329,7 +329,7 @@ bool SessionWorker::nextStart() {
     fail(qs(e.what()), SessionState::Invalid);
     return false;
   }
-  emit startProgress(start_, settings_.restarts);
+  emit startProgress(quint64(runId_), start_, settings_.restarts);
   return true;
 }
 

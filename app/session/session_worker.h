@@ -64,8 +64,9 @@ class SessionWorker : public QObject {
   void failed(const QString& message);
   void cudaProbed(bool available, const QString& description);
   /// Best of N: start `start` (0-based) of `starts` is running (the first one is animated, the
-  /// others run flat out).
-  void startProgress(int start, int starts);
+  /// others run flat out). `runId` is the run's id: the result frame of all the starts comes
+  /// with a later id, so a receiver can drop progress that arrives after the result.
+  void startProgress(quint64 runId, int start, int starts);
 
  private:
   void commandDone();

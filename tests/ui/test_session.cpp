@@ -395,6 +395,8 @@ TEST(Session, BestOfNKeepsTheLowestInertiaAndShowsAnyStart) {
   EXPECT_EQ(progress.count(), 3) << "starts 2, 3 and 4 announced";
   const FramePtr best = seen.frames.back();
   ASSERT_EQ(best->startSummaries.size(), 4u);
+  for (const QList<QVariant>& args : progress)
+    EXPECT_LT(args.at(0).toULongLong(), best->runId) << "progress is older than the result";
   int lowest = 0;
   for (int i = 1; i < 4; ++i) {
     EXPECT_EQ(best->startSummaries[std::size_t(i)].seed, s.config.seed + std::uint64_t(i));
