@@ -4,8 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <map>
 #include <cmath>
+#include <map>
 #include <random>
 
 #include "common/seeding.h"
@@ -90,6 +90,79 @@ INSTANTIATE_TEST_SUITE_P(
       return "d" + std::to_string(info.param.d) + "_k" + std::to_string(info.param.k) +
              (info.param.policy == EmptyClusterPolicy::KeepCentroid ? "_keep" : "_reseed");
     });
+
+/// Runs both engines from `config` to the end and requires the same trajectory: changed counts,
+/// bit-identical centroids and per-point labels at every iteration. Returns the iterations run.
+int sameTrajectory(const std::vector<float>& expanded, const CompactData& compact, int d,
+                   const KMeansConfig& config) {
+  auto full = createCpuEngine(2);
+  full->setData(DataView{expanded.data(), expanded.size() / std::size_t(d), d});
+  auto small = createCpuEngine(2);
+  small->setData(compact.view());
+  full->initialize(config);
+  small->initialize(config);
+  int iterations = 0;
+  while (!full->finished()) {
+    const IterationStats a = full->step();
+    const IterationStats b = small->step();
+    ++iterations;
+    Snapshot sa, sb;
+    full->snapshot(sa);
+    small->snapshot(sb);
+    EXPECT_EQ(a.changed, b.changed) << "iteration " << a.iteration;
+    EXPECT_EQ(sa.centroids, sb.centroids) << "iteration " << a.iteration;
+    std::size_t wrong = 0;
+    for (std::size_t i = 0; i < sa.labels.size(); ++i)
+      wrong += sa.labels[i] != sb.labels[compact.index[i]] ? 1 : 0;
+    EXPECT_EQ(wrong, 0u) << "iteration " << a.iteration;
+    if (wrong > 0 || ::testing::Test::HasFailure()) break;
+    EXPECT_EQ(small->finished(), full->finished());
+  }
+  return iterations;
+}
+
+TEST(Counts, LongPhotoLikeRunsKeepTheFullSearchsLabels) {
+  // The compact backend settles most rows with distance bounds once the centroids slow down;
+  // a long run on photo-like data (8-bit levels, thousands of distinct colours, a tail of tiny
+  // centroid moves) must still give the labels of the full search at every iteration.
+  std::mt19937 rng(11);
+  std::normal_distribution<float> noise(0.0f, 0.08f);
+  std::uniform_int_distribution<int> pick(0, 5);
+  const float centres[6][3] = {{0.2f, 0.3f, 0.7f}, {0.8f, 0.7f, 0.2f}, {0.5f, 0.5f, 0.5f},
+                               {0.1f, 0.6f, 0.2f}, {0.9f, 0.2f, 0.3f}, {0.4f, 0.8f, 0.9f}};
+  std::vector<float> expanded;
+  for (int i = 0; i < 60000; ++i) {
+    const int g = pick(rng);
+    for (int c = 0; c < 3; ++c) {
+      const float v = std::clamp(centres[g][c] + noise(rng), 0.0f, 1.0f);
+      expanded.push_back(std::round(v * 255.0f) / 255.0f);
+    }
+  }
+  const CompactData compact = compactOf(expanded, 3);
+  ASSERT_GT(compact.rows(), 5000u);
+  std::vector<float> start;  // 16 of the points (seeding with counts draws differently)
+  for (std::size_t j = 0; j < 16; ++j)
+    start.insert(start.end(), expanded.begin() + long(j * 3701 * 3),
+                 expanded.begin() + long(j * 3701 * 3 + 3));
+  KMeansConfig config = givenStart(start, 16, EmptyClusterPolicy::ReseedFarthest);
+  config.max_iterations = 150;
+  EXPECT_GT(sameTrajectory(expanded, compact, 3, config), 60) << "a long tail of small moves";
+}
+
+TEST(Counts, RowsOnTheBisectorFollowTheTieRule) {
+  // 1-D values i/64 with counts; two centroids whose bisector passes through values as they
+  // move, so rows sit exactly on it (equal distances: the lower index wins) or a rounding away.
+  std::vector<float> expanded;
+  for (int i = 0; i <= 64; ++i)
+    for (int r = 0; r < 1 + (i * 7) % 5; ++r)
+      expanded.push_back(float(i) / 64.0f);
+  const CompactData compact = compactOf(expanded, 1);
+  for (const float a : {0.25f, 0.3f, 0.0625f}) {
+    const KMeansConfig config =
+        givenStart({a, 1.0f - a / 3.0f, 0.5f}, 3, EmptyClusterPolicy::ReseedFarthest);
+    sameTrajectory(expanded, compact, 1, config);
+  }
+}
 
 TEST(Counts, ReseedingTakesEachPositionOnceAndBreaksTiesByCoordinates) {
   // Four positions at the same distance from centroid 0 = (0, 0), listed in an order that is

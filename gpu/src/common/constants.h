@@ -10,4 +10,9 @@ namespace kms {
 /// that rounding of the running sums differs as little as possible.
 inline constexpr std::size_t kSamplingChunk = 4096;
 
+/// Relative slack of the Hamerly distance bounds of compact data (rounding of one float
+/// distance with d ≤ 4 is below 1e-6): a row is settled by its bounds only when its centroid is
+/// nearer than every other by a margin no rounding can close.
+inline constexpr float kBoundSlack = 1e-5f;
+
 }  // namespace kms

@@ -87,6 +87,11 @@ void CpuEngine::initialize(const KMeansConfig& config) {
   distance_scratch_.assign(static_cast<std::size_t>(pool_.size()),
                            std::vector<float>(static_cast<std::size_t>(k_padded_) + d_));
   chunk_inertia_.assign(chunkCount(data_.n, kAssignChunk), 0.0);
+  kept_.coord.assign(static_cast<std::size_t>(k_) * d_, 0);
+  kept_.weight.assign(k_, 0);
+  kept_.changed = 0;
+  bounds_.assign(data_.counts ? 2 * data_.n : 0, 0.0f);
+  shifts_.assign(static_cast<std::size_t>(k_) + 1, 0.0f);
   iteration_ = 0;
   converged_ = false;
   last_ = IterationStats{};
@@ -122,7 +127,8 @@ void CpuEngine::initPlusPlus(bool greedy) {
   // The point D² sampling draws with uniform number u at step j (chunk sums, then a scan).
   auto draw = [&](int j, double u) -> std::size_t {
     const seeding::ChunkPick pick = seeding::pickChunk(sums, u);
-    if (pick.chunk < 0) return std::min(n - 1, static_cast<std::size_t>(u * static_cast<double>(n)));
+    if (pick.chunk < 0)
+      return std::min(n - 1, static_cast<std::size_t>(u * static_cast<double>(n)));
     const std::size_t begin = static_cast<std::size_t>(pick.chunk) * kSamplingChunk;
     const std::size_t end = std::min(n, begin + kSamplingChunk);
     double prefix = 0.0;
@@ -231,6 +237,10 @@ void CpuEngine::assignChunk(std::size_t chunk, Accumulator& acc, std::vector<flo
   double inertia = 0.0;
   for (std::size_t i = begin; i < end; ++i) {
     centreInto(i, x);
+    if (counted) {
+      assignCountedRow(i, x, dist, acc, inertia);
+      continue;
+    }
     // Distances to all centroids, vectorised over centroids: dist[j] = Σ_c (x_c − C[c][j])²,
     // summed in coordinate order with separately rounded terms (matches exact::squaredDistance).
     std::fill(dist, dist + kp, 0.0f);
@@ -250,21 +260,6 @@ void CpuEngine::assignChunk(std::size_t chunk, Accumulator& acc, std::vector<flo
         best = j;
       }
     }
-    if (counted) {
-      // Compact data: the row stands for m identical points, so it adds m times everything one
-      // of them would add — in integers, hence exactly what the expanded data add.
-      const std::uint32_t m = data_.counts[i];
-      inertia += static_cast<double>(best_dist) * m;
-      if (labels_[i] != best) {
-        acc.changed += m;
-        labels_[i] = best;
-      }
-      std::int64_t* sums = &acc.coord[static_cast<std::size_t>(best) * d_];
-      for (int c = 0; c < d_; ++c)
-        sums[c] += static_cast<std::int64_t>(m) * exact::quantize(x[c], coord_scale_[c]);
-      acc.weight[best] += m;
-      continue;
-    }
     const float w = weighted ? data_.weights[i] : 1.0f;
     inertia += weighted ? static_cast<double>(exact::mul(best_dist, w)) : best_dist;
     if (labels_[i] != best) {
@@ -277,6 +272,71 @@ void CpuEngine::assignChunk(std::size_t chunk, Accumulator& acc, std::vector<flo
     acc.weight[best] += weighted ? exact::quantize(w, weight_scale_) : 1;
   }
   chunk_inertia_[chunk] = inertia;
+}
+
+void CpuEngine::assignCountedRow(std::size_t i, const float* x, float* dist, Accumulator& acc,
+                                 double& inertia) {
+  // The row stands for m identical points, so it adds m times everything one of them would add
+  // — in integers, hence exactly what the expanded data add. The bounds carry a relative slack
+  // far above float rounding (see kBoundSlack), so a row is settled only when its centroid is
+  // nearer than every other by a margin no rounding can close: its label is the full search's.
+  const int old = labels_[i];
+  float* bound = &bounds_[2 * i];
+  int best = old;
+  float best_dist = 0.0f;
+  float upper = 0.0f, lower = 0.0f;
+  bool settled = false;
+  if (old >= 0) {
+    lower = std::max(0.0f, (bound[1] - shifts_[k_]) * (1.0f - kBoundSlack));
+    if ((bound[0] + shifts_[old]) * (1.0f + kBoundSlack) < lower) {
+      best_dist = exact::squaredDistance(x, &previous_[static_cast<std::size_t>(old) * d_], d_);
+      upper = std::sqrt(best_dist) * (1.0f + kBoundSlack);
+      settled = upper < lower;
+    }
+  }
+  if (!settled) {
+    const int kp = k_padded_;
+    std::fill(dist, dist + kp, 0.0f);
+    for (int c = 0; c < d_; ++c) {  // as in assignChunk: exact::squaredDistance's roundings
+      const float xv = x[c];
+      const float* col = &transposed_[static_cast<std::size_t>(c) * kp];
+      for (int j = 0; j < kp; ++j) {
+        const float t = xv - col[j];
+        dist[j] = dist[j] + t * t;
+      }
+    }
+    best = 0;
+    best_dist = dist[0];
+    float second = std::numeric_limits<float>::infinity();
+    for (int j = 1; j < k_; ++j) {
+      const float s = dist[j];
+      if (s < best_dist) {  // strict: among equal distances the lower index stays
+        second = best_dist;
+        best_dist = s;
+        best = j;
+      } else if (s < second) {
+        second = s;
+      }
+    }
+    upper = std::sqrt(best_dist) * (1.0f + kBoundSlack);
+    lower = std::sqrt(second) * (1.0f - kBoundSlack);  // k = 1: no other centroid, ∞
+  }
+  bound[0] = upper;
+  bound[1] = lower;
+  const std::uint32_t m = data_.counts[i];
+  inertia += static_cast<double>(best_dist) * m;
+  if (old == best) return;
+  acc.changed += m;
+  labels_[i] = best;
+  std::int64_t* to = &acc.coord[static_cast<std::size_t>(best) * d_];
+  std::int64_t* from = old >= 0 ? &acc.coord[static_cast<std::size_t>(old) * d_] : nullptr;
+  for (int c = 0; c < d_; ++c) {
+    const std::int64_t q = static_cast<std::int64_t>(m) * exact::quantize(x[c], coord_scale_[c]);
+    to[c] += q;
+    if (from) from[c] -= q;
+  }
+  acc.weight[best] += m;
+  if (old >= 0) acc.weight[old] -= m;
 }
 
 std::vector<std::size_t> CpuEngine::farthestPoints(int count) {
@@ -381,6 +441,13 @@ IterationStats CpuEngine::step() {
   for (double v : chunk_inertia_)
     stats.inertia += v;
   stats.changed = total.changed;
+  if (data_.counts) {  // compact data: this pass moved sums between clusters; keep the totals
+    for (std::size_t i = 0; i < kd; ++i)
+      kept_.coord[i] += total.coord[i];
+    for (int j = 0; j < k_; ++j)
+      kept_.weight[j] += total.weight[j];
+  }
+  const Accumulator& sums = data_.counts ? kept_ : total;
   stats.ms.reduce_ms = msSince(t0);
 
   // Update: means, empty clusters, shift, convergence.
@@ -388,13 +455,13 @@ IterationStats CpuEngine::step() {
   std::vector<int> empty;
   for (int j = 0; j < k_; ++j) {
     float* c = &centroids_[static_cast<std::size_t>(j) * d_];
-    if (total.weight[j] == 0) {
+    if (sums.weight[j] == 0) {
       empty.push_back(j);
       continue;  // keeps the old centroid unless re-seeded below
     }
     for (int dim = 0; dim < d_; ++dim)
-      c[dim] = exact::meanFromSums(total.coord[static_cast<std::size_t>(j) * d_ + dim],
-                                   summary_.fixed.coord_exp[dim], total.weight[j],
+      c[dim] = exact::meanFromSums(sums.coord[static_cast<std::size_t>(j) * d_ + dim],
+                                   summary_.fixed.coord_exp[dim], sums.weight[j],
                                    summary_.fixed.weight_exp);
   }
   stats.empty_clusters = static_cast<int>(empty.size());
@@ -410,8 +477,11 @@ IterationStats CpuEngine::step() {
   float shift = 0.0f;
   for (int j = 0; j < k_; ++j) {
     const std::size_t o = static_cast<std::size_t>(j) * d_;
-    shift = std::max(shift, std::sqrt(exact::squaredDistance(&centroids_[o], &previous_[o], d_)));
+    const float own = std::sqrt(exact::squaredDistance(&centroids_[o], &previous_[o], d_));
+    shifts_[static_cast<std::size_t>(j)] = own * (1.0f + kBoundSlack);
+    shift = std::max(shift, own);
   }
+  shifts_[static_cast<std::size_t>(k_)] = shift * (1.0f + kBoundSlack);
   stats.max_shift = shift;
   stats.converged = passesConvergenceTest(stats.changed, summary_.total_count, stats.max_shift,
                                           summary_.scale, config_.tolerance);

@@ -42,6 +42,10 @@ class CpuEngine final : public Engine {
   void initGiven();
   void transposeCentroids();
   void assignChunk(std::size_t chunk, Accumulator& acc, std::vector<float>& dist);
+  /// One row of compact data (distinct values with counts): Hamerly's bounds settle it when
+  /// they can, else the full search; moves its m·q(x) between clusters when its label changes.
+  void assignCountedRow(std::size_t i, const float* x, float* dist, Accumulator& acc,
+                        double& inertia);
   std::vector<std::size_t> farthestPoints(int count);
 
   ThreadPool pool_;
@@ -62,6 +66,12 @@ class CpuEngine final : public Engine {
   std::vector<Accumulator> accumulators_;
   std::vector<std::vector<float>> distance_scratch_;
   std::vector<double> chunk_inertia_;
+  // Compact data only (counts): the cluster totals are kept across iterations and each
+  // iteration's accumulators hold only the moves of rows whose label changed; each row keeps
+  // (upper, lower) bounds on the distance to its centroid and to every other (Hamerly).
+  Accumulator kept_;
+  std::vector<float> bounds_;  // n × (upper, lower), valid once labels_ are
+  std::vector<float> shifts_;  // k + 1: each centroid's last move, inflated; [k] the largest
 
   int iteration_ = 0;
   bool converged_ = false;

@@ -26,6 +26,7 @@
 
 #include <cstdint>
 
+#include "common/constants.h"
 #include "cuda/kernels/assign_common.cuh"
 #include "cuda/kernels/iteration_common.cuh"
 
@@ -36,8 +37,6 @@ inline constexpr int kCompactThreads = 256;
 /// kCompactMaxD.
 inline constexpr int kCompactMaxK = 1024;
 inline constexpr int kCompactMaxD = 4;
-/// Relative slack of the distance bounds (rounding of one float distance is below 1e-6).
-inline constexpr float kBoundSlack = 1e-5f;
 
 /// Everything one iteration of compact data reads and writes (device pointers).
 template <typename LabelT>
