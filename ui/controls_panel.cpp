@@ -153,7 +153,9 @@ QWidget* ControlsPanel::buildParameterGroup() {
   restarts_ = new QSpinBox(group);
   restarts_->setObjectName(QStringLiteral("restartsSpin"));
   restarts_->setRange(1, 64);
-  restarts_->setSuffix(tr(" starts"));
+  restarts_->setSuffix(tr(" start"));
+  connect(restarts_, &QSpinBox::valueChanged, this,
+          [this](int n) { restarts_->setSuffix(n == 1 ? tr(" start") : tr(" starts")); });
   restarts_->setToolTip(
       tr("Run this many starts (seeds seed, seed + 1, …) and keep the one with the lowest "
          "inertia; the first is animated, the others run flat out"));

@@ -336,10 +336,14 @@ TEST(MainWindow, DitheredModeShowsAndExportsTheDitheredPicture) {
 TEST(MainWindow, BestOfNOffersEveryStart) {
   auto w = makeWindow();
   ASSERT_TRUE(openSample(*w, QStringLiteral("blobs")));
+  auto* spin = w->controls()->findChild<QSpinBox*>(QStringLiteral("restartsSpin"));
+  ASSERT_NE(spin, nullptr);
+  EXPECT_EQ(spin->text(), QStringLiteral("1 start"));
   kms::session::RunSettings s = w->controls()->settings();
   s.restarts = 3;
   s.config.init = kms::InitMethod::Random;
   w->controls()->setSettings(s);
+  EXPECT_EQ(spin->text(), QStringLiteral("3 starts"));
   w->session().setSettings(s);
   ASSERT_TRUE(runToEnd(*w));
   QComboBox* starts = w->controls()->startCombo();
