@@ -7,5 +7,6 @@ set(KMS_CUDA_SOURCES
   src/cuda/kernels/assign_u8.cu
   src/cuda/kernels/assign_u16.cu
   src/cuda/kernels/compact_iteration.cu
+  src/cuda/kernels/exact_assign.cu
   src/cuda/kernels/init_kernels.cu
   src/cuda/kernels/iteration_kernels.cu)

@@ -38,6 +38,19 @@ void validateConfig(const KMeansConfig& config, std::size_t n, int d) {
   }
 }
 
+int validateCentroidCount(std::size_t values, int d) {
+  if (d <= 0) throw InvalidArgument("The data set has no dimensions (d = 0).");
+  const std::size_t dd = static_cast<std::size_t>(d);
+  if (values == 0 || values % dd != 0)
+    throw InvalidArgument("Centroids: " + std::to_string(values) +
+                          " values are not k × d for d = " + std::to_string(d) + ".");
+  if (values / dd > static_cast<std::size_t>(kMaxClusters))
+    throw InvalidArgument("k = " + std::to_string(values / dd) +
+                          " is larger than the supported maximum of " +
+                          std::to_string(kMaxClusters) + ".");
+  return static_cast<int>(values / dd);
+}
+
 std::string_view toString(InitMethod method) {
   switch (method) {
     case InitMethod::Random:

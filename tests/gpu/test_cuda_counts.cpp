@@ -244,3 +244,32 @@ TEST(CudaCounts, DeviceCompactionEqualsTheCpus) {
 
 }  // namespace
 }  // namespace kms
+
+namespace kms {
+namespace {
+
+TEST(CudaCounts, AssignReplaysTheCompactKernelsLabels) {
+  KMS_REQUIRE_CUDA();
+  // The compact kernel settles most rows with bounds; assign() searches every row.
+  const auto expanded = test::levelPoints(60000, 3, 14, 5);
+  const CompactData compact = compactOf(expanded, 3);
+  auto gpu = engineOn(BackendKind::Cuda, compact);
+  KMeansConfig config;
+  config.k = 16;
+  config.tolerance = 0.0;
+  config.max_iterations = 40;
+  gpu->initialize(config);
+  Snapshot before, after;
+  gpu->snapshot(before);
+  std::vector<std::int32_t> replayed;
+  while (!gpu->finished()) {
+    gpu->step();
+    gpu->snapshot(after);
+    gpu->assign(before.centred_centroids, replayed);
+    ASSERT_EQ(replayed, after.labels) << "iteration " << after.iteration;
+    std::swap(before, after);
+  }
+}
+
+}  // namespace
+}  // namespace kms

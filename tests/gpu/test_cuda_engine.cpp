@@ -14,6 +14,38 @@ using test::cpuEngineOn;
 using test::cudaEngineOn;
 using test::givenCentroids;
 
+TEST(CudaEngine, AssignReplaysEveryIterationLikeTheCpu) {
+  KMS_REQUIRE_CUDA();
+  // Overlapping blobs (many near-ties), 16-bit labels (k > 256) and 8-bit ones.
+  const auto points = test::blobPoints(40000, 3, 8, 4, 1.0f, 0.7f);
+  for (const int k : {9, 300}) {
+    auto gpu = cudaEngineOn(points, 3);
+    auto cpu = cpuEngineOn(points, 3);
+    KMeansConfig config;
+    config.k = k;
+    config.init = InitMethod::Random;
+    config.tolerance = 0.0;
+    config.max_iterations = 12;
+    gpu->initialize(config);
+    cpu->initialize(config);
+    Snapshot before, after, cpuAfter;
+    gpu->snapshot(before);
+    std::vector<std::int32_t> onGpu, onCpu;
+    while (!gpu->finished()) {
+      gpu->step();
+      cpu->step();
+      gpu->snapshot(after);
+      cpu->snapshot(cpuAfter);
+      ASSERT_EQ(after.centred_centroids, cpuAfter.centred_centroids) << "k " << k;
+      gpu->assign(before.centred_centroids, onGpu);
+      cpu->assign(before.centred_centroids, onCpu);
+      ASSERT_EQ(onGpu, after.labels) << "k " << k << ", iteration " << after.iteration;
+      ASSERT_EQ(onCpu, onGpu) << "k " << k << ", iteration " << after.iteration;
+      std::swap(before, after);
+    }
+  }
+}
+
 TEST(CudaEngine, ReportsTheDevice) {
   KMS_REQUIRE_CUDA();
   auto created = createEngine(BackendKind::Auto);

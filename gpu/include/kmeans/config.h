@@ -61,6 +61,10 @@ struct KMeansConfig {
 /// points (12)").
 void validateConfig(const KMeansConfig& config, std::size_t n, int d);
 
+/// Throws InvalidArgument unless `values` centroid coordinates are k × d for 1 ≤ k ≤
+/// kMaxClusters (Engine::assign's argument). Returns k.
+int validateCentroidCount(std::size_t values, int d);
+
 std::string_view toString(InitMethod method);
 std::string_view toString(EmptyClusterPolicy policy);
 /// Accepts "random", "kmeans++" (also "k-means++", "plusplus"), "greedy-kmeans++" (also

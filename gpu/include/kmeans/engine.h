@@ -48,6 +48,11 @@ struct Snapshot {
   int k = 0;
   int d = 0;
   std::vector<float> centroids;      ///< k × d, data units
+  /// The same centroids in the engine's own frame (data units less the origin the engine
+  /// centres the data on, which keeps its sums precise): Engine::assign takes these and gives
+  /// back exactly the labels the next iteration assigns. (Converting `centroids` back would
+  /// round.)
+  std::vector<float> centred_centroids;
   std::vector<std::int32_t> labels;  ///< n values in [0, k)
   IterationStats stats;              ///< stats of `iteration` (zero at iteration 0)
 };
@@ -81,6 +86,15 @@ class Engine {
   /// Copies the latest completed iteration (or the initial centroids) into `out`, reusing its
   /// buffers. Never observes a half-updated state. May wait for the device.
   virtual void snapshot(Snapshot& out) = 0;
+
+  /// Labels of every row for the centroids `centred_centroids` (k × d, from
+  /// Snapshot::centred_centroids of this engine and data) without touching the run: exactly the
+  /// labels step() assigns with those centroids (nearest centroid, ties to the lower index).
+  /// History needs only this: the labels of iteration t are assign(centroids after t − 1), so no
+  /// labels are stored per iteration. Needs setData(); throws std::invalid_argument when the
+  /// size is not a multiple of d or k is out of range.
+  virtual void assign(const std::vector<float>& centred_centroids,
+                      std::vector<std::int32_t>& labels) = 0;
 
   /// Asks for the state of the next iteration step() completes to be captured without stalling
   /// the computation (CUDA: copied to pinned memory on a copy stream while later iterations

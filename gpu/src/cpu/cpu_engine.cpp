@@ -502,6 +502,7 @@ void CpuEngine::snapshot(Snapshot& out) {
   out.centroids.resize(centroids_.size());
   for (std::size_t i = 0; i < centroids_.size(); ++i)
     out.centroids[i] = exact::add(centroids_[i], summary_.mid[i % d_]);
+  out.centred_centroids = centroids_;
   if (iteration_ > 0)
     out.labels.assign(labels_.begin(), labels_.end());
   else
@@ -509,4 +510,41 @@ void CpuEngine::snapshot(Snapshot& out) {
   out.stats = last_;
 }
 
+void CpuEngine::assign(const std::vector<float>& centred_centroids,
+                       std::vector<std::int32_t>& labels) {
+  if (!has_data_) throw std::logic_error("CpuEngine::assign called before setData");
+  const int k = validateCentroidCount(centred_centroids.size(), d_);
+  const int kp = (k + 7) & ~7;
+  std::vector<float> transposed(static_cast<std::size_t>(d_) * kp, 0.0f);
+  for (int j = 0; j < k; ++j)
+    for (int c = 0; c < d_; ++c)
+      transposed[static_cast<std::size_t>(c) * kp + j] =
+          centred_centroids[static_cast<std::size_t>(j) * d_ + c];
+  labels.resize(data_.n);
+  std::vector<std::vector<float>> scratch(static_cast<std::size_t>(pool_.size()),
+                                          std::vector<float>(static_cast<std::size_t>(kp) + d_));
+  pool_.parallelFor(chunkCount(data_.n, kAssignChunk), [&](std::size_t chunk, int worker) {
+    float* dist = scratch[static_cast<std::size_t>(worker)].data();
+    float* x = dist + kp;
+    const std::size_t end = std::min(data_.n, (chunk + 1) * kAssignChunk);
+    for (std::size_t i = chunk * kAssignChunk; i < end; ++i) {
+      centreInto(i, x);
+      std::fill(dist, dist + kp, 0.0f);
+      for (int c = 0; c < d_; ++c) {  // the roundings of step()'s search
+        const float xv = x[c];
+        const float* col = &transposed[static_cast<std::size_t>(c) * kp];
+        for (int j = 0; j < kp; ++j) {
+          const float t = xv - col[j];
+          dist[j] = dist[j] + t * t;
+        }
+      }
+      int best = 0;
+      for (int j = 1; j < k; ++j)
+        if (dist[j] < dist[best]) best = j;
+      labels[i] = best;
+    }
+  });
+}
+
 }  // namespace kms
+

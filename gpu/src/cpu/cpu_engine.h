@@ -19,6 +19,8 @@ class CpuEngine final : public Engine {
   void initialize(const KMeansConfig& config) override;
   IterationStats step() override;
   void snapshot(Snapshot& out) override;
+  void assign(const std::vector<float>& centred_centroids,
+              std::vector<std::int32_t>& labels) override;
   int iteration() const override { return iteration_; }
   bool converged() const override { return converged_; }
 

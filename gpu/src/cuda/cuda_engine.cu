@@ -11,6 +11,7 @@
 #include "cuda/kernels/assign_launch.cuh"
 #include "cuda/kernels/compact_iteration.cuh"
 #include "cuda/kernels/compact_kernel.cuh"
+#include "cuda/kernels/exact_assign.cuh"
 #include "cuda/kernels/init_kernels.cuh"
 #include "kmeans/errors.h"
 
@@ -532,6 +533,26 @@ void CudaEngine::snapshot(Snapshot& out) {
   fillSnapshot(out, 0.0);
 }
 
+void CudaEngine::assign(const std::vector<float>& centred_centroids,
+                        std::vector<std::int32_t>& labels) {
+  activate();
+  if (!has_data_) throw std::logic_error("CudaEngine::assign called before setData");
+  const int k = validateCentroidCount(centred_centroids.size(), d_);
+  // On the compute stream, after any iteration in flight (the points never change).
+  checkFits(n_ * sizeof(std::int32_t) + centred_centroids.size() * sizeof(float),
+            "Recomputing the labels", 0);
+  DeviceBuffer<float> centroids(centred_centroids.size());
+  DeviceBuffer<std::int32_t> out(n_);
+  KMS_CUDA_CHECK(cudaMemcpyAsync(centroids.get(), centred_centroids.data(),
+                                 centred_centroids.size() * sizeof(float),
+                                 cudaMemcpyHostToDevice, compute_.get()));
+  launchExactAssign(points_.get(), n_, d_, centroids.get(), k, out.get(), compute_.get());
+  labels.resize(n_);
+  KMS_CUDA_CHECK(cudaMemcpyAsync(labels.data(), out.get(), n_ * sizeof(std::int32_t),
+                                 cudaMemcpyDeviceToHost, compute_.get()));
+  compute_.synchronize();
+}
+
 void CudaEngine::fillSnapshot(Snapshot& out, double copy_ms) {
   out.iteration = captured_iteration_;
   out.n = n_;
@@ -541,6 +562,7 @@ void CudaEngine::fillSnapshot(Snapshot& out, double copy_ms) {
   out.centroids.resize(kd);
   for (std::size_t i = 0; i < kd; ++i)
     out.centroids[i] = exact::add(host_centroids_.get()[i], summary_.mid[i % d_]);
+  out.centred_centroids.assign(host_centroids_.get(), host_centroids_.get() + kd);
   out.stats = captured_stats_;
   out.stats.ms.copy_ms = copy_ms;
   if (captured_iteration_ <= 0) {

@@ -36,6 +36,8 @@ class CudaEngine final : public Engine {
   void initialize(const KMeansConfig& config) override;
   IterationStats step() override;
   void snapshot(Snapshot& out) override;
+  void assign(const std::vector<float>& centred_centroids,
+              std::vector<std::int32_t>& labels) override;
   void requestSnapshot() override { snapshot_requested_ = true; }
   bool takeCapturedSnapshot(Snapshot& out) override;
   int iteration() const override { return iteration_; }
