@@ -1,5 +1,8 @@
 #include "kmeans/engine.h"
 
+#include <stdexcept>
+#include <string>
+
 namespace kms {
 
 bool Engine::finished() const {
@@ -12,6 +15,35 @@ bool Engine::takeCapturedSnapshot(Snapshot& out) {
   snapshot_requested_ = false;
   snapshot(out);
   return true;
+}
+
+void Engine::recordHistory(const std::vector<float>& centroids, const std::vector<float>& centred,
+                           int k, int d, const IterationStats& stats) {
+  history_k_ = k;
+  history_d_ = d;
+  history_.push_back({centroids, centred, stats});
+}
+
+void Engine::snapshotAt(int iteration, Snapshot& out) {
+  if (!config_.keep_history)
+    throw std::logic_error("Engine::snapshotAt needs KMeansConfig::keep_history");
+  if (iteration < 0 || iteration >= static_cast<int>(history_.size()))
+    throw std::out_of_range("Engine::snapshotAt: iteration " + std::to_string(iteration) +
+                            " is not in this run (0 to " +
+                            std::to_string(static_cast<int>(history_.size()) - 1) + ")");
+  const HistoryEntry& entry = history_[static_cast<std::size_t>(iteration)];
+  out.iteration = iteration;
+  out.k = history_k_;
+  out.d = history_d_;
+  out.centroids = entry.centroids;
+  out.centred_centroids = entry.centred;
+  out.stats = entry.stats;
+  if (iteration == 0) {
+    out.labels.clear();
+  } else {
+    assign(history_[static_cast<std::size_t>(iteration) - 1].centred, out.labels);
+  }
+  out.n = out.labels.size();
 }
 
 IterationStats Engine::run(const std::function<bool(const IterationStats&)>& onIteration) {

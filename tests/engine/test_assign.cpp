@@ -90,6 +90,52 @@ TEST(Assign, DoesNotDisturbTheRun) {
   EXPECT_EQ(sa.centroids, sb.centroids);
 }
 
+TEST(History, SnapshotAtGivesBackEveryIterationExactly) {
+  // Plain data and compact data (bounds and kept sums): every iteration as it was.
+  const auto points = test::blobPoints(5000, 2, 5, 8, 1.0f, 0.5f);
+  const auto expanded = test::levelPoints(20000, 3, 10, 4);
+  const test::CompactData compact = test::compactOf(expanded, 3);
+  for (const bool useCompact : {false, true}) {
+    auto engine = createCpuEngine(2);
+    if (useCompact)
+      engine->setData(compact.view());
+    else
+      engine->setData(DataView{points.data(), points.size() / 2, 2});
+    KMeansConfig config;
+    config.k = 6;
+    config.init = InitMethod::Random;
+    config.tolerance = 0.0;
+    config.max_iterations = 25;
+    config.keep_history = true;
+    engine->initialize(config);
+    std::vector<Snapshot> seen(1);
+    engine->snapshot(seen[0]);
+    while (!engine->finished()) {
+      engine->step();
+      seen.emplace_back();
+      engine->snapshot(seen.back());
+    }
+    Snapshot again;
+    for (int t = int(seen.size()) - 1; t >= 0; --t) {  // backwards, as a user scrubs
+      engine->snapshotAt(t, again);
+      const Snapshot& then = seen[std::size_t(t)];
+      EXPECT_EQ(again.iteration, t);
+      EXPECT_EQ(again.centroids, then.centroids) << "iteration " << t;
+      EXPECT_EQ(again.centred_centroids, then.centred_centroids) << "iteration " << t;
+      EXPECT_EQ(again.labels, then.labels) << "iteration " << t;
+      EXPECT_EQ(again.stats.inertia, then.stats.inertia) << "iteration " << t;
+      EXPECT_EQ(again.stats.changed, then.stats.changed) << "iteration " << t;
+    }
+    EXPECT_THROW(engine->snapshotAt(int(seen.size()), again), std::out_of_range);
+    EXPECT_THROW(engine->snapshotAt(-1, again), std::out_of_range);
+    engine->initialize(config);  // a new run forgets the old one
+    EXPECT_THROW(engine->snapshotAt(1, again), std::out_of_range);
+    config.keep_history = false;
+    engine->initialize(config);
+    EXPECT_THROW(engine->snapshotAt(0, again), std::logic_error);
+  }
+}
+
 TEST(Assign, TiesGoToTheLowerIndexAndErrorsNameTheProblem) {
   const std::vector<float> points = {0.0f, 1.0f, 2.0f, 3.0f};
   auto engine = createCpuEngine(1);

@@ -46,6 +46,31 @@ TEST(CudaEngine, AssignReplaysEveryIterationLikeTheCpu) {
   }
 }
 
+TEST(CudaEngine, SnapshotAtGivesBackEveryIterationLikeTheCpu) {
+  KMS_REQUIRE_CUDA();
+  const auto points = test::blobPoints(30000, 3, 6, 2, 1.0f, 0.6f);
+  auto gpu = cudaEngineOn(points, 3);
+  auto cpu = cpuEngineOn(points, 3);
+  KMeansConfig config;
+  config.k = 12;
+  config.tolerance = 0.0;
+  config.max_iterations = 20;
+  config.keep_history = true;
+  gpu->initialize(config);
+  cpu->initialize(config);
+  gpu->run();
+  cpu->run();
+  Snapshot a, b;
+  for (int t = gpu->iteration(); t >= 0; --t) {
+    gpu->snapshotAt(t, a);
+    cpu->snapshotAt(t, b);
+    ASSERT_EQ(a.centroids, b.centroids) << "iteration " << t;
+    ASSERT_EQ(a.centred_centroids, b.centred_centroids) << "iteration " << t;
+    ASSERT_EQ(a.labels, b.labels) << "iteration " << t;
+    ASSERT_EQ(a.stats.changed, b.stats.changed) << "iteration " << t;
+  }
+}
+
 TEST(CudaEngine, ReportsTheDevice) {
   KMS_REQUIRE_CUDA();
   auto created = createEngine(BackendKind::Auto);

@@ -54,6 +54,9 @@ struct KMeansConfig {
   EmptyClusterPolicy empty_clusters = EmptyClusterPolicy::ReseedFarthest;
   /// k × d row-major, in data units; used only with InitMethod::Given.
   std::vector<float> initial_centroids;
+  /// Keep every iteration's centroids and stats for Engine::snapshotAt (rewinding a run). Costs
+  /// 2·k·d floats per iteration on the host and, on the GPU, one k·d copy per iteration.
+  bool keep_history = false;
 };
 
 /// Throws InvalidArgument if `config` cannot be used on data of n points of d dimensions.

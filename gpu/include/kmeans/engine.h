@@ -96,6 +96,12 @@ class Engine {
   virtual void assign(const std::vector<float>& centred_centroids,
                       std::vector<std::int32_t>& labels) = 0;
 
+  /// Iteration t (0 ≤ t ≤ iteration()) of the current run as snapshot() gave it then: the
+  /// centroids after t, the labels of t — recomputed by assign() from the centroids after t − 1,
+  /// none at t = 0 — and the stats of t. Needs KMeansConfig::keep_history (std::logic_error
+  /// without it); std::out_of_range for t outside the run.
+  void snapshotAt(int iteration, Snapshot& out);
+
   /// Asks for the state of the next iteration step() completes to be captured without stalling
   /// the computation (CUDA: copied to pinned memory on a copy stream while later iterations
   /// run). Collect it with takeCapturedSnapshot().
@@ -119,8 +125,23 @@ class Engine {
   const KMeansConfig& config() const { return config_; }
 
  protected:
+  /// Backends call this when keep_history is set: with the initial centroids at the end of
+  /// initialize() (after clearHistory()), then after every step(). Data units and the engine's
+  /// centred frame, k × d each.
+  void recordHistory(const std::vector<float>& centroids, const std::vector<float>& centred,
+                     int k, int d, const IterationStats& stats);
+  void clearHistory() { history_.clear(); }
+
   KMeansConfig config_;
   bool snapshot_requested_ = false;
+
+ private:
+  struct HistoryEntry {
+    std::vector<float> centroids, centred;
+    IterationStats stats;
+  };
+  std::vector<HistoryEntry> history_;
+  int history_k_ = 0, history_d_ = 0;
 };
 
 }  // namespace kms

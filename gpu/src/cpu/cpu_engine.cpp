@@ -96,6 +96,16 @@ void CpuEngine::initialize(const KMeansConfig& config) {
   converged_ = false;
   last_ = IterationStats{};
   initialized_ = true;
+  clearHistory();
+  keepHistory();
+}
+
+void CpuEngine::keepHistory() {
+  if (!config_.keep_history) return;
+  std::vector<float> data(centroids_.size());
+  for (std::size_t i = 0; i < centroids_.size(); ++i)
+    data[i] = exact::add(centroids_[i], summary_.mid[i % d_]);
+  recordHistory(data, centroids_, k_, d_, last_);
 }
 
 void CpuEngine::initRandom() {
@@ -490,6 +500,7 @@ IterationStats CpuEngine::step() {
   ++iteration_;
   converged_ = stats.converged;
   last_ = stats;
+  keepHistory();
   return stats;
 }
 

@@ -43,6 +43,8 @@ class CpuEngine final : public Engine {
   double potentialBound() const;
   void initGiven();
   void transposeCentroids();
+  /// With keep_history: records the current centroids and the last stats.
+  void keepHistory();
   void assignChunk(std::size_t chunk, Accumulator& acc, std::vector<float>& dist);
   /// One row of compact data (distinct values with counts): Hamerly's bounds settle it when
   /// they can, else the full search; moves its m·q(x) between clusters when its label changes.

@@ -254,6 +254,20 @@ void CudaEngine::initialize(const KMeansConfig& config) {
   converged_ = false;
   last_ = IterationStats{};
   initialized_ = true;
+  clearHistory();
+  keepHistory();
+}
+
+void CudaEngine::keepHistory() {
+  if (!config_.keep_history) return;
+  const std::size_t kd = static_cast<std::size_t>(k_) * d_;
+  std::vector<float> centred(kd), data(kd);
+  KMS_CUDA_CHECK(cudaMemcpyAsync(centred.data(), centroids_[cur_].get(), kd * sizeof(float),
+                                 cudaMemcpyDeviceToHost, compute_.get()));
+  compute_.synchronize();
+  for (std::size_t i = 0; i < kd; ++i)
+    data[i] = exact::add(centred[i], summary_.mid[i % d_]);
+  recordHistory(data, centred, k_, d_, last_);
 }
 
 template <typename LabelT>
@@ -472,6 +486,7 @@ IterationStats CudaEngine::stepTyped() {
   ++iteration_;
   converged_ = stats.converged;
   last_ = stats;
+  keepHistory();
   if (capture) {
     frozen_ = out_half;
     issueCapture(iteration_, stats);

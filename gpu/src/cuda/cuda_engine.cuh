@@ -73,6 +73,8 @@ class CudaEngine final : public Engine {
   /// Fills `out` from the pinned copies; `copy_ms` is the background copy's time (0 when the
   /// copy was synchronous).
   void fillSnapshot(Snapshot& out, double copy_ms);
+  /// With keep_history: copies the current centroids to the host and records them.
+  void keepHistory();
   void activate() const;
 
   int device_ = 0;
