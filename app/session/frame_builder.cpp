@@ -8,8 +8,37 @@
 
 namespace kms::session {
 
+namespace {
+
+/// Data set rows whose label differs between `before` and `after` (engine rows), at most
+/// Frame::kMaxMarkedRows of them (none when more changed).
+std::vector<std::uint32_t> changedRows(const kms::app::ClusteringInput& input,
+                                       const std::vector<std::int32_t>& before,
+                                       const std::vector<std::int32_t>& after) {
+  if (before.empty() || before.size() != after.size()) return {};
+  std::vector<std::int32_t> a, b;
+  const std::vector<std::int32_t>* x = &before;
+  const std::vector<std::int32_t>* y = &after;
+  if (!input.rowsAreDatasetRows()) {
+    input.toDatasetRows(before, a);
+    input.toDatasetRows(after, b);
+    x = &a;
+    y = &b;
+  }
+  std::vector<std::uint32_t> rows;
+  for (std::size_t i = 0; i < x->size(); ++i) {
+    if ((*x)[i] == (*y)[i]) continue;
+    if (rows.size() == Frame::kMaxMarkedRows) return {};
+    rows.push_back(std::uint32_t(i));
+  }
+  return rows;
+}
+
+}  // namespace
+
 FramePtr buildFrame(kms::Snapshot& snapshot, const FrameContext& context, std::uint64_t runId,
-                    bool finished, std::shared_ptr<LabelPool> pool, const StartInfo* starts) {
+                    bool finished, std::shared_ptr<LabelPool> pool, const StartInfo* starts,
+                    const PhaseInfo* phase) {
   QElapsedTimer clock;
   clock.start();
   const kms::app::ClusteringInput& input = *context.input;
@@ -31,6 +60,21 @@ FramePtr buildFrame(kms::Snapshot& snapshot, const FrameContext& context, std::u
   frame->d = snapshot.d;
   frame->engineCentroids = snapshot.centroids;
   frame->centroids = input.toDatasetSpace(snapshot.centroids);
+  frame->latestIteration = snapshot.iteration;
+  if (phase) {
+    frame->phase = phase->phase;
+    frame->latestIteration = phase->latestIteration;
+    const kms::Snapshot* before = phase->previous;
+    if (before && phase->phase != StepPhase::Whole) {
+      frame->changedRows = changedRows(input, before->labels, snapshot.labels);
+      if (phase->phase == StepPhase::Assign) {  // the labels with the centroids they came from
+        frame->engineCentroids = before->centroids;
+        frame->centroids = input.toDatasetSpace(before->centroids);
+      } else {
+        frame->movedFrom = input.toDatasetSpace(before->centroids);
+      }
+    }
+  }
   if (input.rowsAreDatasetRows()) {
     frame->labels = std::move(snapshot.labels);
     snapshot.labels = {};
@@ -50,10 +94,9 @@ FramePtr buildFrame(kms::Snapshot& snapshot, const FrameContext& context, std::u
   const bool labelled = frame->labels.size() == dataset.n && dataset.n > 0;
   if (labelled) {
     frame->shares = kms::app::clusterShares(dataset, frame->labels, frame->k);
-    const bool picture = dataset.isImage() && !frame->palette.empty() && dataset.width > 0 &&
-                         dataset.height > 0 &&
-                         std::size_t(dataset.width) * std::size_t(dataset.height) ==
-                             dataset.itemCount();
+    const bool picture =
+        dataset.isImage() && !frame->palette.empty() && dataset.width > 0 && dataset.height > 0 &&
+        std::size_t(dataset.width) * std::size_t(dataset.height) == dataset.itemCount();
     if (picture) {
       frame->quantized = kms::app::quantizedImage(dataset, frame->palette, frame->labels);
       if (context.quality)
@@ -82,8 +125,8 @@ QImage originalImage(const kms::app::Dataset& data) {
         const std::uint32_t row = data.rowOf(y * width + x);
         line[x] = row == kms::kNoRow
                       ? qRgba(0, 0, 0, 0)
-                      : kms::app::centroidColour(&data.values[std::size_t(row) * std::size_t(data.d)],
-                                                 data.d);
+                      : kms::app::centroidColour(
+                            &data.values[std::size_t(row) * std::size_t(data.d)], data.d);
       }
     }
   });

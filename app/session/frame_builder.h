@@ -31,12 +31,20 @@ struct StartInfo {
   std::vector<kms::app::StartSummary> summaries;
 };
 
+/// Half-steps and history: which part of the iteration to show and the iteration before it.
+struct PhaseInfo {
+  StepPhase phase = StepPhase::Whole;
+  /// The snapshot of the iteration before (its centroids and labels); null at iteration 0.
+  const kms::Snapshot* previous = nullptr;
+  int latestIteration = 0;
+};
+
 /// Builds the frame of `snapshot`; takes its label buffer, which goes back to `pool` (when
 /// given) once the last holder of the frame lets go of it. A finished run's frame measures ΔE
 /// exactly; others estimate it.
 FramePtr buildFrame(kms::Snapshot& snapshot, const FrameContext& context, std::uint64_t runId,
                     bool finished, std::shared_ptr<LabelPool> pool = {},
-                    const StartInfo* starts = nullptr);
+                    const StartInfo* starts = nullptr, const PhaseInfo* phase = nullptr);
 
 /// The data set's own picture (images only; null otherwise), alpha included.
 QImage originalImage(const kms::app::Dataset& dataset);

@@ -145,6 +145,18 @@ void SessionController::step() {
   command([w = worker_] { w->stepOnce(); });
 }
 
+void SessionController::stepHalf() {
+  command([w = worker_] { w->stepHalf(); });
+}
+
+void SessionController::stepBack() {
+  command([w = worker_] { w->stepBack(); });
+}
+
+void SessionController::showIteration(int iteration) {
+  command([w = worker_, iteration] { w->showIteration(iteration); });
+}
+
 void SessionController::reset() {
   command([w = worker_] { w->reset(); });
 }

@@ -41,7 +41,14 @@ class SessionController : public QObject {
   void play();
   void pause();
   void togglePlay();
+  /// One whole iteration (Shift+→).
   void step();
+  /// Half an iteration: assign, then update (→).
+  void stepHalf();
+  /// Back half an iteration, through the run's history (←).
+  void stepBack();
+  /// Shows iteration t of the run as it was (the timeline); labels are recomputed exactly.
+  void showIteration(int iteration);
   void reset();
   /// Best of N, once every start has finished: shows start `start`'s result.
   void showStart(int start);

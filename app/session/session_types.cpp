@@ -27,6 +27,7 @@ QString toDisplayString(SessionState state) {
 void registerSessionMetaTypes() {
   qRegisterMetaType<RunSettings>();
   qRegisterMetaType<SessionState>();
+  qRegisterMetaType<StepPhase>();
   qRegisterMetaType<FramePtr>();
   qRegisterMetaType<EngineDescription>();
   qRegisterMetaType<kms::app::DatasetPtr>();

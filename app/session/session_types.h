@@ -50,6 +50,14 @@ struct IterationRecord {
   double wallMs = 0.0;  ///< worker wall clock since iteration 1 began, when this step returned
 };
 
+/// Which part of an iteration a frame shows. Running and whole steps show whole iterations;
+/// half-steps show k-means's two moves apart.
+enum class StepPhase {
+  Whole,   ///< labels of the iteration and the centroids its update produced
+  Assign,  ///< labels of the iteration with the centroids they were assigned to (not yet moved)
+  Update,  ///< the centroids moved to the means of those labels (arrows from where they were)
+};
+
 /// One complete picture of a run, built on the worker. Never modified after it is published,
 /// so views on the GUI thread can keep it as long as they like without copying. Labels and
 /// centroids are the data set's: one label per data set row, centroids in its own units (sRGB
@@ -78,6 +86,18 @@ struct Frame {
   std::vector<kms::app::StartSummary> startSummaries;
   int bestStart = -1;
   double buildMs = 0.0;  ///< what building this frame cost the worker
+  /// Half-steps and history: which part of `iteration` this frame shows. In the Assign phase
+  /// `centroids` are the ones the labels were assigned to (before this iteration's update).
+  StepPhase phase = StepPhase::Whole;
+  /// Update phase: where each centroid was before this iteration's update (k × d, data set
+  /// units), for arrows; empty otherwise.
+  std::vector<float> movedFrom;
+  /// Assign and Update phases from iteration 2 on: data set rows whose label this iteration
+  /// changed (empty when none did, or when more than kMaxMarkedRows did).
+  std::vector<std::uint32_t> changedRows;
+  static constexpr std::size_t kMaxMarkedRows = 1u << 20;
+  /// The newest iteration of the run; larger than `iteration` when looking back in history.
+  int latestIteration = 0;
 };
 using FramePtr = std::shared_ptr<const Frame>;
 
@@ -95,6 +115,7 @@ void registerSessionMetaTypes();
 
 Q_DECLARE_METATYPE(kms::session::RunSettings)
 Q_DECLARE_METATYPE(kms::session::SessionState)
+Q_DECLARE_METATYPE(kms::session::StepPhase)
 Q_DECLARE_METATYPE(kms::session::FramePtr)
 Q_DECLARE_METATYPE(kms::session::EngineDescription)
 Q_DECLARE_METATYPE(kms::app::DatasetPtr)

@@ -111,8 +111,82 @@ void SessionWorker::pause() {
 void SessionWorker::stepOnce() {
   commandDone();
   if (running_) stopRunning(SessionState::Paused);
-  if (!initialized_ || engine_->finished()) return;
+  if (!initialized_) return;
+  if (hasHistory()) {
+    if (viewPhase_ == StepPhase::Assign) return showPhase(viewIteration_, StepPhase::Update);
+    if (viewIteration_ < engine_->iteration())
+      return showPhase(viewIteration_ + 1, StepPhase::Whole);
+  }
+  if (engine_->finished()) return;
   if (stepAndRecord(true)) setState(SessionState::Paused);
+}
+
+void SessionWorker::stepHalf() {
+  if (!initialized_ || !hasHistory()) return stepOnce();
+  commandDone();
+  if (running_) stopRunning(SessionState::Paused);
+  if (viewPhase_ == StepPhase::Assign) return showPhase(viewIteration_, StepPhase::Update);
+  if (viewIteration_ < engine_->iteration())
+    return showPhase(viewIteration_ + 1, StepPhase::Assign);
+  if (engine_->finished()) return;
+  const int before = engine_->iteration();
+  const bool more = stepAndRecord(true, false);
+  if (engine_->iteration() == before) return;  // the step failed (and said why)
+  showPhase(engine_->iteration(), StepPhase::Assign);
+  if (more) setState(SessionState::Paused);
+}
+
+void SessionWorker::stepBack() {
+  commandDone();
+  if (running_) {
+    stopRunning(SessionState::Paused);
+    publishFrame();
+  }
+  if (!initialized_ || !hasHistory()) return;
+  if (viewPhase_ == StepPhase::Assign)
+    showPhase(viewIteration_ - 1, viewIteration_ - 1 == 0 ? StepPhase::Whole : StepPhase::Update);
+  else if (viewIteration_ >= 1)
+    showPhase(viewIteration_, StepPhase::Assign);
+}
+
+void SessionWorker::showIteration(int iteration) {
+  commandDone();
+  if (running_) stopRunning(SessionState::Paused);
+  if (!initialized_ || !hasHistory()) return;
+  showPhase(std::clamp(iteration, 0, engine_->iteration()), StepPhase::Whole);
+}
+
+bool SessionWorker::hasHistory() const {
+  return engine_ && initialized_ && settings_.restarts == 1 && engine_->config().keep_history;
+}
+
+void SessionWorker::showPhase(int iteration, StepPhase phase) {
+  finishBackgroundFrame();
+  capturePending_ = false;
+  const int latest = engine_->iteration();
+  if (iteration <= 0) phase = StepPhase::Whole;
+  kms::Snapshot shown, before;
+  try {
+    if (iteration == latest)
+      engine_->snapshot(shown);
+    else
+      engine_->snapshotAt(iteration, shown);
+    if (phase != StepPhase::Whole) engine_->snapshotAt(iteration - 1, before);
+  } catch (const std::exception& e) {
+    fail(tr("Could not show iteration %1: %2").arg(iteration).arg(qs(e.what())),
+         SessionState::Paused);
+    return;
+  }
+  PhaseInfo info;
+  info.phase = phase;
+  info.previous = phase == StepPhase::Whole ? nullptr : &before;
+  info.latestIteration = latest;
+  const bool finished = iteration == latest && engine_->finished();
+  mailbox_.postFrame(buildFrame(shown, context(), runId_, finished, {}, nullptr, &info));
+  viewIteration_ = iteration;
+  viewPhase_ = phase;
+  frameClock_.start();
+  if (mailbox_.claimWakeUp()) emit deliveryPending();
 }
 
 void SessionWorker::reset() {
@@ -186,7 +260,10 @@ void SessionWorker::initializeRun() {
   setState(SessionState::Preparing);
   try {
     input_->checkK(settings_.config.k);
-    engine_->initialize(settings_.config);
+    kms::KMeansConfig config = settings_.config;
+    // One start: every iteration's centroids are kept, to step back and scrub (k·d floats each).
+    config.keep_history = settings_.restarts == 1;
+    engine_->initialize(config);
   } catch (const std::exception& e) {
     fail(qs(e.what()), SessionState::Invalid);
     return;
@@ -243,7 +320,7 @@ void SessionWorker::pacedTick() {
   }
 }
 
-bool SessionWorker::stepAndRecord(bool forceFrame) {
+bool SessionWorker::stepAndRecord(bool forceFrame, bool publish) {
   // The run's clock starts with its first iteration, not when it was set up: time spent
   // waiting for Play is not iteration time.
   if (engine_->iteration() == 0 && start_ == 0) runClock_.start();
@@ -271,7 +348,9 @@ bool SessionWorker::stepAndRecord(bool forceFrame) {
   const bool frameDue =
       mailbox_.frameWanted() && double(frameClock_.nsecsElapsed()) / 1e6 >=
                                     std::max(frameIntervalMs_, kFrameCostRatio * lastFrameCostMs_);
-  if (finished || forceFrame) {
+  if (!publish) {
+    if (mailbox_.claimWakeUp()) emit deliveryPending();
+  } else if (finished || forceFrame) {
     publishFrame();
   } else {
     publishInBackground(frameDue);
@@ -403,8 +482,9 @@ void SessionWorker::publishFrame() {
     fail(tr("Could not read the engine's state: %1").arg(qs(e.what())), SessionState::Paused);
     return;
   }
-  mailbox_.postFrame(
-      buildFrame(snapshot_, context(), runId_, engine_->finished(), labelPool_));
+  mailbox_.postFrame(buildFrame(snapshot_, context(), runId_, engine_->finished(), labelPool_));
+  viewIteration_ = engine_->iteration();
+  viewPhase_ = StepPhase::Whole;
   lastFrameCostMs_ = double(cost.nsecsElapsed()) / 1e6;
   frameClock_.start();
   if (mailbox_.claimWakeUp()) emit deliveryPending();

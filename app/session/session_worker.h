@@ -45,7 +45,16 @@ class SessionWorker : public QObject {
   void applySettings(const kms::session::RunSettings& settings);
   void play();
   void pause();
+  /// One whole iteration: from an assign half-step, its update; looking back, the next
+  /// iteration from history; otherwise the engine runs one.
   void stepOnce();
+  /// k-means's two moves apart: after an update (or looking back), the next assign — the
+  /// engine runs it when it is new; after an assign, its update. Best of N: whole steps.
+  void stepHalf();
+  /// Back one half-step (update → assign of the same iteration → update of the one before).
+  void stepBack();
+  /// Shows iteration t (0 ≤ t ≤ the newest) as a whole, from the engine's history.
+  void showIteration(int iteration);
   void reset();
   /// Iterations per second; ≤ 0 runs flat out.
   void setPace(double iterationsPerSecond);
@@ -88,8 +97,14 @@ class SessionWorker : public QObject {
   void queueSlice(std::uint64_t chain);
   void runSlice(std::uint64_t chain);
   void pacedTick();
-  /// One step; false when the run ended (finished or failed).
-  bool stepAndRecord(bool forceFrame);
+  /// One step; false when the run ended (finished or failed). Without `publish` no frame is
+  /// built (a half-step builds its own).
+  bool stepAndRecord(bool forceFrame, bool publish = true);
+  /// Builds and posts the frame of iteration t in `phase`, from the engine's history when t is
+  /// not the newest iteration.
+  void showPhase(int iteration, StepPhase phase);
+  /// The run keeps every iteration's centroids (one start, an engine that records them).
+  bool hasHistory() const;
   /// Builds and posts a frame of the newest state, on this thread.
   void publishFrame();
   /// Flat out: asks for a background capture when a frame is due, and hands a finished capture
@@ -103,7 +118,7 @@ class SessionWorker : public QObject {
   FrameMailbox& mailbox_;
   std::atomic<int>& pendingCommands_;
 
-  kms::app::DatasetPtr dataset_;  // declared before engine_: the CPU engine reads its memory
+  kms::app::DatasetPtr dataset_;        // declared before engine_: the CPU engine reads its memory
   kms::app::ClusteringInputPtr input_;  // what the engine clusters (reads its memory too)
   std::shared_ptr<const kms::app::QualityContext> quality_;
   RunSettings settings_;
@@ -111,6 +126,9 @@ class SessionWorker : public QObject {
   kms::BackendKind engineKind_ = kms::BackendKind::Auto;  // the kind asked for, not the result
   bool initialized_ = false;
   std::uint64_t runId_ = 0;
+  // What the last frame showed: half-steps and stepping back go on from there.
+  int viewIteration_ = 0;
+  StepPhase viewPhase_ = StepPhase::Whole;
   SessionState state_ = SessionState::NoData;
 
   bool running_ = false;
@@ -131,10 +149,10 @@ class SessionWorker : public QObject {
   struct StartState {
     kms::app::StartSummary summary;
     std::vector<IterationRecord> iterations;  // with the wall clock since the start began
-    kms::Snapshot result;  // labels per engine row and centroids (engine space)
+    kms::Snapshot result;                     // labels per engine row and centroids (engine space)
   };
   std::vector<StartState> starts_;
-  int start_ = 0;                     // the start in progress
+  int start_ = 0;                                 // the start in progress
   std::vector<IterationRecord> startIterations_;  // of the start in progress
   QElapsedTimer startClock_;                      // since the start in progress began
   FrameContext context() const { return {input_, quality_}; }
