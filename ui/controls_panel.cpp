@@ -43,9 +43,12 @@ ControlsPanel::ControlsPanel(const StudioActions& actions, QWidget* parent) : QW
   layout->addWidget(buildDataGroup(actions));
   layout->addWidget(buildParameterGroup());
   layout->addWidget(buildRunGroup(actions));
-  auto* keys =
-      new QLabel(tr("<small>Space play/pause · → step · R reset · Ctrl+O open</small>"), this);
+  auto* keys = new QLabel(
+      tr("<small>Space play/pause · → half-step · Shift+→ whole step · ← back · R reset · "
+         "Ctrl+O open</small>"),
+      this);
   keys->setAlignment(Qt::AlignCenter);
+  keys->setWordWrap(true);
   keys->setStyleSheet(QStringLiteral("color: palette(mid);"));
   layout->addWidget(keys);
   layout->addStretch(1);
@@ -188,6 +191,7 @@ QWidget* ControlsPanel::buildRunGroup(const StudioActions& actions) {
   auto* buttons = new QHBoxLayout;
   buttons->setSpacing(4);
   buttons->addWidget(actionButton(actions.playPause, group));
+  buttons->addWidget(actionButton(actions.stepBack, group));
   buttons->addWidget(actionButton(actions.step, group));
   buttons->addWidget(actionButton(actions.reset, group));
   speed_ = new QSlider(Qt::Horizontal, group);
@@ -215,6 +219,26 @@ QWidget* ControlsPanel::buildRunGroup(const StudioActions& actions) {
   connect(start_, &QComboBox::activated, this, [this](int index) {
     if (!updating_) emit startChosen(start_->itemData(index).toInt());
   });
+  timeline_ = new QSlider(Qt::Horizontal, group);
+  timeline_->setObjectName(QStringLiteral("timelineSlider"));
+  timeline_->setRange(0, 0);
+  timeline_->setFocusPolicy(Qt::NoFocus);  // arrow keys belong to Step
+  timeline_->setToolTip(tr("Show any iteration of the run again (← and → step through it)"));
+  timelineLabel_ = new QLabel(group);
+  timelineLabel_->setMinimumWidth(64);
+  timelineLabel_->setAlignment(Qt::AlignRight | Qt::AlignVCenter);
+  timelineDebounce_.setSingleShot(true);
+  timelineDebounce_.setInterval(30);
+  connect(&timelineDebounce_, &QTimer::timeout, this,
+          [this] { emit iterationChosen(timeline_->value()); });
+  connect(timeline_, &QSlider::valueChanged, this, [this](int value) {
+    timelineLabel_->setText(tr("%1 / %2").arg(value).arg(timeline_->maximum()));
+    if (!updating_ && !timelineDebounce_.isActive()) timelineDebounce_.start();
+  });
+  auto* timelineRow = new QHBoxLayout;
+  timelineRow->addWidget(new QLabel(tr("Iteration"), group));
+  timelineRow->addWidget(timeline_, 1);
+  timelineRow->addWidget(timelineLabel_);
   auto* startRow = new QHBoxLayout;
   startRow->addWidget(startLabel_);
   startRow->addWidget(start_, 1);
@@ -223,6 +247,7 @@ QWidget* ControlsPanel::buildRunGroup(const StudioActions& actions) {
   auto* layout = new QVBoxLayout(group);
   layout->addLayout(buttons);
   layout->addLayout(speedRow);
+  layout->addLayout(timelineRow);
   layout->addLayout(startRow);
   updateSpeedLabel();
   return group;
@@ -324,6 +349,15 @@ void ControlsPanel::setStartProgress(int start, int starts) {
   start_->setVisible(false);
   startLabel_->setVisible(true);
   startLabel_->setText(tr("Start %1 of %2 running flat out…").arg(start + 1).arg(starts));
+}
+
+void ControlsPanel::setTimeline(int shown, int latest, bool enabled) {
+  updating_ = true;
+  timeline_->setRange(0, std::max(0, latest));
+  timeline_->setValue(std::clamp(shown, 0, std::max(0, latest)));
+  timelineLabel_->setText(tr("%1 / %2").arg(timeline_->value()).arg(timeline_->maximum()));
+  timeline_->setEnabled(enabled && latest > 0);
+  updating_ = false;
 }
 
 void ControlsPanel::scheduleEdit() {

@@ -45,6 +45,8 @@ class ControlsPanel : public QWidget {
   void setStarts(const std::vector<kms::app::StartSummary>& starts, int shown, int best);
   /// Best of N: start `start` (0-based) of `starts` is running.
   void setStartProgress(int start, int starts);
+  /// The timeline: iteration `shown` of `latest`; the user can scrub it when `enabled`.
+  void setTimeline(int shown, int latest, bool enabled);
   /// Applies a pending debounced edit at once (tests, before Play).
   void flushEdits();
 
@@ -55,6 +57,7 @@ class ControlsPanel : public QWidget {
   QComboBox* rowsCombo() const { return rows_; }
   QSpinBox* restartsSpin() const { return restarts_; }
   QComboBox* startCombo() const { return start_; }
+  QSlider* timelineSlider() const { return timeline_; }
 
   static double paceForPosition(int position);
   static int positionForPace(double pace);
@@ -64,6 +67,8 @@ class ControlsPanel : public QWidget {
   void paceChanged(double iterationsPerSecond);
   /// Best of N: the user picked a start to show.
   void startChosen(int start);
+  /// The user moved the timeline to `iteration` (coalesced: at most one per 30 ms).
+  void iterationChosen(int iteration);
 
  private:
   QWidget* buildDataGroup(const StudioActions& actions);
@@ -86,6 +91,9 @@ class ControlsPanel : public QWidget {
   QComboBox* start_;
   QLabel* startLabel_;
   QSlider* speed_;
+  QSlider* timeline_;
+  QLabel* timelineLabel_;
+  QTimer timelineDebounce_;
   QLabel* speedLabel_;
   QTimer debounce_;
   bool updating_ = false;

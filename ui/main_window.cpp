@@ -9,6 +9,8 @@
 #include <QMenu>
 #include <QMessageBox>
 #include <QMimeData>
+#include <QScrollArea>
+#include <QScrollBar>
 #include <QSettings>
 #include <QStandardPaths>
 #include <QStatusBar>
@@ -36,6 +38,7 @@
 #include "widgets/load_banner.h"
 #include "widgets/message_bar.h"
 #include "widgets/status_readout.h"
+#include "widgets/step_keys.h"
 
 namespace kms::ui {
 namespace {
@@ -70,6 +73,7 @@ MainWindow::MainWindow(QWidget* parent)
   presenter_ = new RunPresenter({*session_, *pump_, *history_, *views_, *timing_, *convergence_,
                                  *readout_, *actions_, *controls_, *exporter_},
                                 this);
+  stepKeys_ = new StepKeyFilter(this);
   connectActions();
   connectSession();
   rebuildRecentMenu();
@@ -102,7 +106,17 @@ void MainWindow::buildLayout() {
   controls_ = new ControlsPanel(*actions_, this);
   timing_ = createTimingChart(this);
   convergence_ = new ConvergenceChart(this);
-  controlsDock_ = dock(this, tr("Settings"), QStringLiteral("settingsDock"), controls_);
+  // The settings scroll when the window is too short for all of them.
+  auto* controlsScroll = new QScrollArea(this);
+  controlsScroll->setObjectName(QStringLiteral("settingsScroll"));
+  controlsScroll->setWidget(controls_);
+  controlsScroll->setWidgetResizable(true);
+  controlsScroll->setFrameShape(QFrame::NoFrame);
+  controlsScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  // As wide as the settings need (the dock would otherwise squeeze them), plus the scroll bar.
+  controlsScroll->setMinimumWidth(controls_->minimumSizeHint().width() +
+                                  controlsScroll->verticalScrollBar()->sizeHint().width());
+  controlsDock_ = dock(this, tr("Settings"), QStringLiteral("settingsDock"), controlsScroll);
   timingDock_ = dock(this, tr("Timing"), QStringLiteral("timingDock"), timing_);
   convergenceDock_ = dock(this, tr("Convergence"), QStringLiteral("convergenceDock"), convergence_);
   addDockWidget(Qt::LeftDockWidgetArea, controlsDock_);
@@ -146,7 +160,15 @@ void MainWindow::connectActions() {
   });
   connect(a.step, &QAction::triggered, this, [this] {
     controls_->flushEdits();
+    session_->stepHalf();
+  });
+  connect(a.stepWhole, &QAction::triggered, this, [this] {
+    controls_->flushEdits();
     session_->step();
+  });
+  connect(a.stepBack, &QAction::triggered, this, [this] {
+    controls_->flushEdits();
+    session_->stepBack();
   });
   connect(a.reset, &QAction::triggered, this, [this] { session_->reset(); });
   connect(a.flatOut, &QAction::triggered, this, [this] { controls_->setPace(0.0); });
@@ -190,6 +212,8 @@ void MainWindow::connectActions() {
   connect(recent_.get(), &RecentFiles::changed, this, &MainWindow::rebuildRecentMenu);
   connect(controls_, &ControlsPanel::startChosen, session_.get(),
           &session::SessionController::showStart);
+  connect(controls_, &ControlsPanel::iterationChosen, session_.get(),
+          &session::SessionController::showIteration);
   exporter_->setDitherSource([this] { return views_->imagePanel()->shownDithering(); });
   connect(banner_, &LoadBanner::cancelRequested, session_.get(),
           &session::SessionController::cancelLoad);
@@ -239,12 +263,11 @@ void MainWindow::onDatasetChanged(const kms::app::DatasetPtr& data, const QStrin
   messages_->dismiss();
   lastWasImage_ = data->isImage();
   views_->setDataset(data, session_->originalImage());
-  QString details =
-      data->isImage() && data->width > 0
-          ? tr("%1 × %2 pixels").arg(data->width).arg(data->height)
-          : tr("%1 points × %2 dimensions")
-                .arg(kms::app::groupedCount(data->itemCount()))
-                .arg(data->d);
+  QString details = data->isImage() && data->width > 0
+                        ? tr("%1 × %2 pixels").arg(data->width).arg(data->height)
+                        : tr("%1 points × %2 dimensions")
+                              .arg(kms::app::groupedCount(data->itemCount()))
+                              .arg(data->d);
   if (data->isImage() && data->isCompact())
     details += tr(", %1 distinct colours").arg(kms::app::groupedCount(data->n));
   if (data->hasAlphaChannel()) details += tr(", with transparency");
@@ -254,8 +277,9 @@ void MainWindow::onDatasetChanged(const kms::app::DatasetPtr& data, const QStrin
   controls_->setMaximumK(int(std::min<std::size_t>(data->n, std::size_t(kms::kMaxClusters))));
   readout_->setDatasetSize(std::size_t(data->clusteredItems()));
   if (!data->notes.isEmpty())
-    messages_->showMessage(MessageBar::Level::Info,
-                           tr("%1: %2.").arg(data->displayName, data->notes.join(QStringLiteral("; "))));
+    messages_->showMessage(
+        MessageBar::Level::Info,
+        tr("%1: %2.").arg(data->displayName, data->notes.join(QStringLiteral("; "))));
   readout_->clearRun();
   setWindowTitle(tr("%1 — KMeans Studio").arg(data->displayName));
   if (QFileInfo(origin).isFile()) recent_->add(origin);

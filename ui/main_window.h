@@ -27,6 +27,7 @@ class RecentFiles;
 class RunHistory;
 class RunPresenter;
 class StatusReadout;
+class StepKeyFilter;
 class TimingChart;
 struct StudioActions;
 
@@ -94,6 +95,7 @@ class MainWindow : public QMainWindow {
   QDockWidget* timingDock_ = nullptr;
   QDockWidget* convergenceDock_ = nullptr;
   StatusReadout* readout_ = nullptr;
+  StepKeyFilter* stepKeys_ = nullptr;
   std::unique_ptr<ExportController> exporter_;
   RunPresenter* presenter_ = nullptr;
   QByteArray defaultState_;

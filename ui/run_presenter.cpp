@@ -58,13 +58,18 @@ void RunPresenter::onRecords(const std::vector<session::IterationRecord>& record
 
 void RunPresenter::onFrame(const session::FramePtr& frame) {
   p_.history.observeRun(frame->runId);
-  if (frame->runId == p_.history.runId() && frame->quality.valid())
+  if (frame->runId == p_.history.runId() && frame->quality.valid() &&
+      frame->phase == session::StepPhase::Whole && frame->iteration == frame->latestIteration)
     p_.convergence.addQuality(frame->iteration, frame->quality);
   if (!frame->startSummaries.empty())
     p_.controls.setStarts(frame->startSummaries, frame->start, frame->bestStart);
   else if (frame->iteration == 0)
     p_.controls.setStarts({}, 0, -1);
   p_.views.showFrame(frame);
+  p_.readout.showView(*frame);
+  shownIteration_ = frame->iteration;
+  shownPhase_ = frame->phase;
+  updateTimeline();
 }
 
 void RunPresenter::onDelivered() {
@@ -80,12 +85,30 @@ void RunPresenter::onState(SessionState state) {
   updateActions();
 }
 
+void RunPresenter::updateTimeline() {
+  const SessionState state = p_.session.state();
+  const int latest = std::max(shownIteration_, int(p_.history.records().size()));
+  const bool history = p_.session.settings().restarts == 1;
+  p_.controls.setTimeline(
+      shownIteration_, latest,
+      history && state != SessionState::Running && state != SessionState::Preparing);
+}
+
 void RunPresenter::updateActions() {
   const SessionState state = p_.session.state();
   const bool runnable = state == SessionState::Ready || state == SessionState::Paused ||
                         state == SessionState::Running;
+  const bool history = p_.session.settings().restarts == 1;
+  const int latest = int(p_.history.records().size());
+  // A finished run can still be stepped through its history (looking back, or mid-iteration).
+  const bool lookingBack = history && state == SessionState::Finished &&
+                           (shownIteration_ < latest || shownPhase_ == session::StepPhase::Assign);
   p_.actions.playPause->setEnabled(runnable);
-  p_.actions.step->setEnabled(runnable);
+  p_.actions.step->setEnabled(runnable || lookingBack);
+  p_.actions.stepWhole->setEnabled(runnable || lookingBack);
+  p_.actions.stepBack->setEnabled(history && (runnable || state == SessionState::Finished) &&
+                                  (shownIteration_ > 0));
+  updateTimeline();
   p_.actions.reset->setEnabled(p_.session.dataset() && state != SessionState::NoData &&
                                state != SessionState::Preparing);
   using K = ExportController::Kind;

@@ -50,8 +50,11 @@ class RunPresenter : public QObject {
   void onFrame(const session::FramePtr& frame);
   void onDelivered();
   void onState(session::SessionState state);
+  void updateTimeline();
 
   Parts p_;
+  int shownIteration_ = 0;
+  session::StepPhase shownPhase_ = session::StepPhase::Whole;
 };
 
 }  // namespace kms::ui

@@ -67,8 +67,14 @@ StudioActions::StudioActions(QMainWindow* window) {
 
   playPause = make(window, tr("&Play"), tr("Run k-means"), QKeySequence(Qt::Key_Space),
                    icon(IconKind::Play));
-  step = make(window, tr("&Step"), tr("Run one iteration"), QKeySequence(Qt::Key_Right),
-              icon(IconKind::Step));
+  step = make(window, tr("&Step"),
+              tr("Half an iteration: assign every point to its nearest centroid, then move the "
+                 "centroids to the means"),
+              QKeySequence(Qt::Key_Right), icon(IconKind::Step));
+  stepWhole = make(window, tr("Step &Whole Iteration"), tr("Assign and update in one step"),
+                   QKeySequence(Qt::SHIFT | Qt::Key_Right));
+  stepBack = make(window, tr("Step &Back"), tr("Back half an iteration"),
+                  QKeySequence(Qt::Key_Left), icon(IconKind::StepBack));
   reset = make(window, tr("&Reset"), tr("Back to the initial centroids"), QKeySequence(Qt::Key_R),
                icon(IconKind::Reset));
   flatOut = make(window, tr("&Flat Out"), tr("Run as fast as possible (speed slider to the end)"),
@@ -91,7 +97,7 @@ StudioActions::StudioActions(QMainWindow* window) {
   file->addSeparator();
   file->addAction(quit);
   QMenu* run = bar->addMenu(tr("&Run"));
-  run->addActions({playPause, step, reset});
+  run->addActions({playPause, stepBack, step, stepWhole, reset});
   run->addSeparator();
   run->addAction(flatOut);
   viewMenu = bar->addMenu(tr("&View"));
@@ -114,7 +120,7 @@ StudioActions::StudioActions(QMainWindow* window) {
   toolBar->addWidget(samplesButton);
   toolBar->addAction(generate);
   toolBar->addSeparator();
-  toolBar->addActions({playPause, step, reset});
+  toolBar->addActions({playPause, stepBack, step, reset});
   toolBar->addSeparator();
   auto* exportButton = new QToolButton(toolBar);
   exportButton->setMenu(exportMenu);

@@ -34,7 +34,9 @@ struct StudioActions {
   QAction* exportWindow;
   // Run
   QAction* playPause;
-  QAction* step;
+  QAction* step;       // half an iteration: assign, then update (→)
+  QAction* stepWhole;  // a whole iteration (Shift+→)
+  QAction* stepBack;   // back half an iteration through the run's history (←)
   QAction* reset;
   QAction* flatOut;
   // View

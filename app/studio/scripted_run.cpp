@@ -108,8 +108,32 @@ void ScriptedRun::onDatasetChanged() {
     window_.views()->setCurrentTab(ui::ClusterViews::Tab::Points3D);
   // Commands reach the engine in order, so Play runs with the settings above.
   if (options_.run) window_.session().play();
+  if (options_.halfSteps > 0) {
+    for (int i = 0; i < options_.halfSteps; ++i)
+      window_.session().stepHalf();
+    waitForSteppedFrame();
+  }
   if (!options_.screenshot.isEmpty() && options_.screenshotAfterMs && !options_.run)
     QTimer::singleShot(*options_.screenshotAfterMs, this, &ScriptedRun::takeScreenshot);
+}
+
+void ScriptedRun::waitForSteppedFrame() {
+  // The frame of the last half-step: iteration ⌈n / 2⌉, its assign (n odd) or update (n even).
+  const int iteration = (options_.halfSteps + 1) / 2;
+  const auto phase =
+      options_.halfSteps % 2 ? session::StepPhase::Assign : session::StepPhase::Update;
+  const auto& frame = window_.views()->frame();
+  const bool finished = window_.session().state() == SessionState::Finished;
+  if (!frame || (!(frame->iteration == iteration && frame->phase == phase) && !finished)) {
+    QTimer::singleShot(5, this, &ScriptedRun::waitForSteppedFrame);
+    return;
+  }
+  std::printf("kmeans-studio: showing iteration %d (%s)\n", frame->iteration,
+              frame->phase == session::StepPhase::Assign   ? "assign"
+              : frame->phase == session::StepPhase::Update ? "update"
+                                                           : "whole");
+  std::fflush(stdout);
+  if (!options_.screenshot.isEmpty()) QTimer::singleShot(300, this, &ScriptedRun::takeScreenshot);
 }
 
 void ScriptedRun::onState(SessionState state) {
@@ -129,8 +153,8 @@ void ScriptedRun::waitForFinalFrame() {
   // busy software-OpenGL view can delay deliveries), then give the plots a moment to draw.
   const auto& frame = window_.views()->frame();
   const ui::ImageCompareView* image = window_.views()->imagePanel()->view();
-  const bool dithered = image->mode() != ui::ImageCompareView::Mode::Dithered ||
-                        !frame || frame->quantized.isNull() || !image->dithered().isNull();
+  const bool dithered = image->mode() != ui::ImageCompareView::Mode::Dithered || !frame ||
+                        frame->quantized.isNull() || !image->dithered().isNull();
   const bool shown = frame && frame->finished && dithered &&
                      window_.history().records().size() == std::size_t(frame->iteration);
   if (!shown) {
@@ -152,8 +176,9 @@ void ScriptedRun::onFinished() {
                 last.stats.converged ? "converged" : "iteration limit", qPrintable(engine.backend),
                 qPrintable(engine.device),
                 window_.session().dataset() ? window_.session().dataset()->n : 0);
-    std::printf("kmeans-studio: data loaded %lld ms after opening, result on screen after %lld ms\n",
-                static_cast<long long>(openToLoadedMs_), static_cast<long long>(openToResultMs_));
+    std::printf(
+        "kmeans-studio: data loaded %lld ms after opening, result on screen after %lld ms\n",
+        static_cast<long long>(openToLoadedMs_), static_cast<long long>(openToResultMs_));
     std::fflush(stdout);
   }
   if (!options_.report.isEmpty()) {

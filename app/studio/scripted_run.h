@@ -30,6 +30,8 @@ class ScriptedRun : public QObject {
   void onDatasetChanged();
   void onState(session::SessionState state);
   void waitForFinalFrame();
+  /// --half-steps: waits for the last half-step's frame, then takes the screenshot.
+  void waitForSteppedFrame();
   void onFinished();
   void takeScreenshot();
   void fail(const QString& message);

@@ -62,15 +62,19 @@ std::optional<StudioOptions> parseStudioOptions(const QCoreApplication& app) {
   const QCommandLineOption backend = opt("backend", "auto, cuda or cpu.", "kind");
   const QCommandLineOption colourSpace =
       opt("colour-space", "Pictures: srgb, linear, lab or oklab.", "space");
-  const QCommandLineOption compaction =
-      opt("compaction", "auto (distinct colours), always (merge repeated points) or never.",
-          "mode");
+  const QCommandLineOption compaction = opt(
+      "compaction", "auto (distinct colours), always (merge repeated points) or never.", "mode");
   const QCommandLineOption restarts = opt("restarts", "Best of this many seeded starts.", "n");
   const QCommandLineOption dither =
       opt("dither", "Dithering of the Dithered image mode: fs or ordered.", "method");
   const QCommandLineOption speed =
       opt("speed", "Iterations per second, or \"flat\" (as fast as possible).", "rate");
   const QCommandLineOption run = opt("run", "Start running as soon as the data is ready.");
+  const QCommandLineOption halfSteps =
+      opt("half-steps",
+          "Step this many half iterations (assign, update, ...) once the data is "
+          "ready; a screenshot shows the last.",
+          "n");
   const QCommandLineOption view = opt("view", "Show the image, 2d or 3d view.", "view");
   const QCommandLineOption imageMode =
       opt("image-mode", "split, side, original, quantised or dithered.", "mode");
@@ -92,10 +96,10 @@ std::optional<StudioOptions> parseStudioOptions(const QCoreApplication& app) {
       opt("timeout-ms", "Exit with code 3 if not done after this long.", "ms");
   const QCommandLineOption noPersist = opt("no-persist", "Do not read or write saved settings.");
   for (const auto* o :
-       {&sample, &open,       &generate,  &points,  &groups, &dims,  &noise,   &k,         &init,
-        &seed,   &maxIter,    &tolerance, &backend, &speed,  &run,   &view,    &imageMode, &split,
-        &size,   &screenshot, &after,     &report,  &quit,   &stats, &timeout, &noPersist,
-        &colourSpace, &compaction, &restarts, &dither})
+       {&sample,    &open,      &generate,    &points,     &groups,   &dims,   &noise,    &k,
+        &init,      &seed,      &maxIter,     &tolerance,  &backend,  &speed,  &run,      &view,
+        &imageMode, &split,     &size,        &screenshot, &after,    &report, &quit,     &stats,
+        &timeout,   &noPersist, &colourSpace, &compaction, &restarts, &dither, &halfSteps})
     parser.addOption(*o);
   parser.addPositionalArgument(QStringLiteral("file"),
                                QStringLiteral("A file to open (like --open)."),
@@ -154,6 +158,8 @@ std::optional<StudioOptions> parseStudioOptions(const QCoreApplication& app) {
                                                                        : toDouble(v, "speed", 0.01);
     }
     o.run = parser.isSet(run);
+    if (parser.isSet(halfSteps)) o.halfSteps = toInt(parser.value(halfSteps), "half-steps", 1);
+    if (o.run && o.halfSteps > 0) throw Failure{QStringLiteral("give --run or --half-steps")};
     o.view = parser.value(view).toLower();
     if (!o.view.isEmpty() && !QStringList{"image", "2d", "3d"}.contains(o.view))
       throw Failure{QStringLiteral("--view takes image, 2d or 3d")};

@@ -37,10 +37,12 @@ struct StudioOptions {
   std::optional<int> restarts;
 
   bool run = false;  ///< press Play once the data is ready
+  /// Half-steps (→) once the data is ready; the screenshot then shows the last of them.
+  int halfSteps = 0;
 
   // Presentation.
-  QString view;       ///< image | 2d | 3d
-  QString imageMode;  ///< split | side | original | quantised | dithered
+  QString view;                                ///< image | 2d | 3d
+  QString imageMode;                           ///< split | side | original | quantised | dithered
   std::optional<kms::app::DitherMode> dither;  ///< the Dithered mode's method (fs | ordered)
   std::optional<double> split;
   std::optional<QSize> size;

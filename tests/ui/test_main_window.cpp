@@ -1,6 +1,7 @@
 // The whole window on the offscreen platform: samples run to convergence and reach every view
 // and chart, run controls and shortcuts, exports that load back, bad files, closing mid-run.
 #include <QAction>
+#include <QComboBox>
 #include <QDir>
 #include <QDropEvent>
 #include <QFile>
@@ -8,12 +9,13 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QLabel>
 #include <QMenu>
 #include <QMimeData>
 #include <QSettings>
-#include <QComboBox>
 #include <QSignalSpy>
 #include <QSpinBox>
+#include <QStatusBar>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -41,6 +43,7 @@
 #include "widgets/status_readout.h"
 
 using kms::session::SessionState;
+using kms::session::StepPhase;
 using kms::test::waitFor;
 using kms::ui::ClusterViews;
 using kms::ui::ExportController;
@@ -142,12 +145,31 @@ TEST(MainWindow, StepPauseAndResetFromActionsAndKeys) {
     return waitFor(
         [&] { return w->views()->frame() && w->views()->frame()->iteration == iteration; });
   };
-  w->actions().step->trigger();
+  const auto shows = [&](int iteration, StepPhase phase) {
+    return waitFor([&] {
+      const auto& f = w->views()->frame();
+      return f && f->iteration == iteration && f->phase == phase;
+    });
+  };
+  w->actions().stepWhole->trigger();
   ASSERT_TRUE(frameAt(1));
   w->activateWindow();
   QTest::keyClick(w.get(), Qt::Key_Right);
-  ASSERT_TRUE(frameAt(2)) << "Right steps";
+  ASSERT_TRUE(shows(2, StepPhase::Assign)) << "Right: the assign half of iteration 2";
+  QTest::keyClick(w.get(), Qt::Key_Right);
+  ASSERT_TRUE(shows(2, StepPhase::Update)) << "Right again: its update";
   EXPECT_EQ(w->history().records().size(), 2u);
+  QTest::keyClick(w.get(), Qt::Key_Right, Qt::ShiftModifier);
+  ASSERT_TRUE(shows(3, StepPhase::Whole)) << "Shift+Right: a whole iteration";
+  QTest::keyClick(w.get(), Qt::Key_Left);
+  ASSERT_TRUE(shows(3, StepPhase::Assign)) << "Left: back half an iteration";
+  QTest::keyClick(w.get(), Qt::Key_Left);
+  ASSERT_TRUE(shows(2, StepPhase::Update));
+  EXPECT_EQ(w->history().records().size(), 3u) << "stepping back runs nothing";
+  EXPECT_TRUE(w->statusBar()
+                  ->findChild<QLabel*>(QStringLiteral("statusView"))
+                  ->text()
+                  .contains(QStringLiteral("Update")));
 
   QTest::keyClick(w.get(), Qt::Key_Space);
   ASSERT_TRUE(reaches(*w, SessionState::Running, 5000)) << "Space plays";
@@ -222,7 +244,7 @@ TEST(MainWindow, BadFileShowsAnErrorAndKeepsTheData) {
   auto w = makeWindow();
   ASSERT_TRUE(openSample(*w, QStringLiteral("blobs")));
   const auto before = w->session().dataset();
-  w->actions().step->trigger();
+  w->actions().stepWhole->trigger();
   ASSERT_TRUE(waitFor([&] { return w->views()->frame() && w->views()->frame()->iteration == 1; }));
   QTemporaryDir dir;
   const QString bad = dir.filePath(QStringLiteral("not-a-picture.png"));
@@ -240,7 +262,7 @@ TEST(MainWindow, BadFileShowsAnErrorAndKeepsTheData) {
   EXPECT_EQ(w->session().dataset(), before);
   EXPECT_EQ(w->views()->frame()->iteration, 1) << "the views still show the previous run";
   // Still usable.
-  w->actions().step->trigger();
+  w->actions().stepWhole->trigger();
   EXPECT_TRUE(waitFor([&] { return w->views()->frame()->iteration == 2; }));
 }
 

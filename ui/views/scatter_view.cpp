@@ -11,6 +11,7 @@
 
 #include "core/format.h"
 #include "views/point_sampler.h"
+#include "views/step_phase_text.h"
 
 namespace kms::ui {
 namespace {
@@ -190,8 +191,8 @@ void ScatterView::project() {
   std::vector<Drawn> points;
   points.reserve(sample_.size());
   for (std::size_t j = 0; j < sample_.size(); ++j)
-    points.push_back({projectPoint(&dataset_->values[std::size_t(sample_[j]) * d]), sample_[j],
-                      sizes_[j]});
+    points.push_back(
+        {projectPoint(&dataset_->values[std::size_t(sample_[j]) * d]), sample_[j], sizes_[j]});
   // Sorted by x once here, so per-frame partitions are sorted for QCPGraph without sorting.
   std::sort(points.begin(), points.end(),
             [](const Drawn& a, const Drawn& b) { return a.at.x() < b.at.x(); });
@@ -294,6 +295,11 @@ void ScatterView::rebuildGraphs(int k) {
     plot_->removePlottable(c);
   for (auto* g : unlabelled_)
     plot_->removePlottable(g);
+  if (changed_) plot_->removePlottable(changed_);
+  changed_ = nullptr;
+  for (auto* a : arrows_)
+    plot_->removeItem(a);
+  arrows_.clear();
   pointGraphs_.clear();
   centroidGraphs_.clear();
   trailCurves_.clear();
@@ -312,6 +318,14 @@ void ScatterView::rebuildGraphs(int k) {
     auto* curve = new QCPCurve(plot_->xAxis, plot_->yAxis);
     curve->setVisible(trails_);
     trailCurves_.push_back(curve);
+  }
+  changed_ = plot_->addGraph();
+  changed_->setLineStyle(QCPGraph::lsNone);
+  for (int c = 0; c < k; ++c) {
+    auto* arrow = new QCPItemLine(plot_);
+    arrow->setHead(QCPLineEnding(QCPLineEnding::esSpikeArrow, 12, 14));
+    arrow->setVisible(false);
+    arrows_.push_back(arrow);
   }
   for (int c = 0; c < k; ++c) {
     QCPGraph* g = plot_->addGraph();
@@ -364,10 +378,11 @@ void ScatterView::redrawCentroids() {
     centroidGraphs_[c]->data()->set({QCPGraphData(at.x(), at.y())}, true);
     QVector<QCPCurveData> trail;
     trail.reserve(int(history_.size()));
-    for (std::size_t h = 0; h < history_.size(); ++h) {
-      if (history_[h].size() < (c + 1) * d) continue;
-      const QPointF p = projectPoint(&history_[h][c * d]);
-      trail.push_back(QCPCurveData(double(h), p.x(), p.y()));
+    for (const auto& [iteration, centroids] : history_) {
+      if (iteration > historyIteration_) break;
+      if (centroids.size() < (c + 1) * d) continue;
+      const QPointF p = projectPoint(&centroids[c * d]);
+      trail.push_back(QCPCurveData(double(iteration), p.x(), p.y()));
     }
     QCPCurve* curve = trailCurves_[c];
     curve->setPen(QPen(colour.darker(160), 2.0));
@@ -382,31 +397,98 @@ void ScatterView::showFrame(const session::FramePtr& frame, const std::vector<QC
   frame_ = frame;
   colours_ = colours;
   ++framesShown_;
-  if (frame->runId != historyRun_ || frame->iteration < historyIteration_ ||
-      (!history_.empty() && history_.back().size() != frame->centroids.size())) {
+  if (frame->runId != historyRun_ ||
+      (!history_.empty() && history_.begin()->second.size() != frame->centroids.size())) {
     history_.clear();
     historyRun_ = frame->runId;
-    historyIteration_ = -1;
   }
-  if (frame->iteration != historyIteration_) {
-    history_.push_back(frame->centroids);
-    if (history_.size() > kMaxTrail) history_.erase(history_.begin());
-    historyIteration_ = frame->iteration;
-  }
+  // In an assign half-step the centroids drawn are those after the iteration before.
+  historyIteration_ =
+      frame->phase == session::StepPhase::Assign ? frame->iteration - 1 : frame->iteration;
+  history_[historyIteration_] = frame->centroids;
+  while (history_.size() > kMaxTrail)
+    history_.erase(history_.begin());
   if (int(pointGraphs_.size()) != frame->k * kSizeClasses) rebuildGraphs(frame->k);
   redrawPoints();
   redrawCentroids();
-  QString text =
-      frame->iteration == 0 ? tr("Initial centroids") : tr("Iteration %1").arg(frame->iteration);
-  const QString what = dataset_->isImage() && dataset_->isCompact() ? tr("distinct colours")
-                                                                    : tr("points");
+  redrawChanges();
+  QString text = stepPhaseTitle(*frame);
+  const QString what =
+      dataset_->isImage() && dataset_->isCompact() ? tr("distinct colours") : tr("points");
   if (sample_.size() < dataset_->n)
-    text += tr(" · drawing %1 of %2 %3")
-                .arg(kms::app::groupedCount(sample_.size()), kms::app::groupedCount(dataset_->n),
-                     what);
+    text +=
+        tr(" · drawing %1 of %2 %3")
+            .arg(kms::app::groupedCount(sample_.size()), kms::app::groupedCount(dataset_->n), what);
   if (!dataset_->counts.empty()) text += tr(", sized by how often they occur");
   title_->setText(text);
   plot_->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void ScatterView::redrawChanges() {
+  if (!changed_) return;
+  QVector<QCPGraphData> rings;
+  const auto d = std::size_t(dataset_->d);
+  if (frame_->phase == session::StepPhase::Assign && frame_->d == dataset_->d) {
+    // Rings only where points are drawn: every changed row when few changed, else those in
+    // the drawn sample.
+    const std::size_t limit = kMaxDrawnPoints;
+    if (sample_.size() == dataset_->n) {
+      for (const std::uint32_t row : frame_->changedRows) {
+        if (std::size_t(rings.size()) >= limit) break;
+        const QPointF at = projectPoint(&dataset_->values[std::size_t(row) * d]);
+        rings.push_back(QCPGraphData(at.x(), at.y()));
+      }
+    } else {
+      std::vector<std::uint8_t> isChanged(dataset_->n, 0);
+      for (const std::uint32_t row : frame_->changedRows)
+        isChanged[row] = 1;
+      for (std::size_t j = 0; j < sample_.size(); ++j)
+        if (isChanged[sample_[j]])
+          rings.push_back(QCPGraphData(projected_[j].x(), projected_[j].y()));
+    }
+    std::sort(rings.begin(), rings.end(),
+              [](const QCPGraphData& a, const QCPGraphData& b) { return a.key < b.key; });
+  }
+  const double size = pointSize(sample_.size()) + 4.0;
+  changed_->setScatterStyle(QCPScatterStyle(
+      QCPScatterStyle::ssCircle, QPen(QColor(0x11, 0x18, 0x27, 170), 1.0), Qt::NoBrush, size));
+  changed_->data()->set(rings, true);
+  const bool arrows = frame_->phase == session::StepPhase::Update &&
+                      frame_->movedFrom.size() == frame_->centroids.size() &&
+                      frame_->d == dataset_->d;
+  for (std::size_t c = 0; c < arrows_.size(); ++c) {
+    QCPItemLine* arrow = arrows_[c];
+    if (!arrows) {
+      arrow->setVisible(false);
+      continue;
+    }
+    const QPointF from = projectPoint(&frame_->movedFrom[c * d]);
+    const QPointF to = projectPoint(&frame_->centroids[c * d]);
+    arrow->start->setCoords(from);
+    arrow->end->setCoords(to);
+    const QColor colour = c < colours_.size() ? colours_[c] : kUnlabelled;
+    arrow->setPen(QPen(colour.darker(170), 2.2));
+    arrow->setVisible(from != to);
+  }
+}
+
+std::size_t ScatterView::trailLength() const {
+  return std::size_t(std::count_if(history_.begin(), history_.end(), [this](const auto& entry) {
+    return entry.first <= historyIteration_;
+  }));
+}
+
+std::size_t ScatterView::ringedPoints() const {
+  return changed_ ? std::size_t(changed_->data()->size()) : 0;
+}
+
+int ScatterView::arrowsShown() const {
+  return int(std::count_if(arrows_.begin(), arrows_.end(),
+                           [](const QCPItemLine* a) { return a->visible(); }));
+}
+
+QString ScatterView::title() const {
+  return title_->text();
 }
 
 void ScatterView::onMousePress(QMouseEvent* event) {

@@ -12,6 +12,7 @@
 #include <QPointF>
 #include <QWidget>
 
+#include <map>
 #include <vector>
 
 #include "core/dataset.h"
@@ -22,6 +23,7 @@ class QCPGraph;
 class QCPCurve;
 class QCPTextElement;
 class QCPItemText;
+class QCPItemLine;
 class QLabel;
 class QMouseEvent;
 
@@ -52,7 +54,12 @@ class ScatterView : public QWidget {
 
   std::uint64_t framesShown() const { return framesShown_; }
   std::size_t drawnPoints() const { return sample_.size(); }
-  std::size_t trailLength() const { return history_.size(); }
+  std::size_t trailLength() const;
+  /// Points ringed as having changed cluster (assign half-steps), as drawn.
+  std::size_t ringedPoints() const;
+  /// Arrows from where the centroids were (update half-steps).
+  int arrowsShown() const;
+  QString title() const;
   QCustomPlot* plot() const { return plot_; }
   /// Rotation of the oblique projection, in degrees.
   void setRotation(double yaw, double pitch);
@@ -63,6 +70,7 @@ class ScatterView : public QWidget {
   void rebuildGraphs(int k);
   void redrawPoints();
   void redrawCentroids();
+  void redrawChanges();  // rings on points that changed cluster, arrows of moved centroids
   void drawCube();
   void resetRanges();
   /// Before each replot: fits the data box to the plot (until the user zooms or pans), or
@@ -79,21 +87,25 @@ class ScatterView : public QWidget {
   int dims_[3] = {0, 1, 2};
   std::vector<float> lo_, hi_;  // bounds of the drawn points, per dimension
 
-  std::vector<std::uint32_t> sample_;  // drawn points, ordered by projected x
-  std::vector<std::uint8_t> sizes_;    // their size classes (point_sampler.h), same order
-  std::vector<QPointF> projected_;     // their positions, same order
+  std::vector<std::uint32_t> sample_;   // drawn points, ordered by projected x
+  std::vector<std::uint8_t> sizes_;     // their size classes (point_sampler.h), same order
+  std::vector<QPointF> projected_;      // their positions, same order
   std::vector<QCPGraph*> pointGraphs_;  // cluster c, size class s at c · kSizeClasses + s
   std::vector<QCPGraph*> centroidGraphs_;
   std::vector<QCPCurve*> trailCurves_;
   std::vector<QCPGraph*> unlabelled_;  // one per size class
+  QCPGraph* changed_ = nullptr;        // rings around points that changed cluster
+  std::vector<QCPItemLine*> arrows_;   // one per centroid, shown in update half-steps
   QCPCurve* cube_ = nullptr;
   std::vector<QCPItemText*> cubeLabels_;
 
   session::FramePtr frame_;
   std::vector<QColor> colours_;
-  std::vector<std::vector<float>> history_;  // centroids (k × d) of the frames seen this run
+  /// Centroids (k × d) after each iteration seen this run, by iteration: the trails show those
+  /// up to the iteration on screen (looking back shortens them).
+  std::map<int, std::vector<float>> history_;
   std::uint64_t historyRun_ = 0;
-  int historyIteration_ = -1;
+  int historyIteration_ = -1;  // the iteration whose centroids are drawn
   bool trails_ = true;
   bool equalAspect_ = true;
   bool userMoved_ = false;  // zoomed or panned since the last fit

@@ -82,6 +82,18 @@ void paintGlyph(QPainter& p, IconKind kind, double s, const QColor& ink) {
       p.drawRoundedRect(QRectF(s * 0.66, s * 0.2, s * 0.13, s * 0.6), s * 0.03, s * 0.03);
       break;
     }
+    case IconKind::StepBack: {  // Step, mirrored
+      QPainterPath path;
+      path.moveTo(s * 0.8, s * 0.2);
+      path.lineTo(s * 0.38, s * 0.5);
+      path.lineTo(s * 0.8, s * 0.8);
+      path.closeSubpath();
+      p.setPen(Qt::NoPen);
+      p.setBrush(kAccent);
+      p.drawPath(path);
+      p.drawRoundedRect(QRectF(s * 0.21, s * 0.2, s * 0.13, s * 0.6), s * 0.03, s * 0.03);
+      break;
+    }
     case IconKind::Reset: {
       const QRectF arc(s * 0.2, s * 0.2, s * 0.6, s * 0.6);
       p.drawArc(arc, 100 * 16, 290 * 16);

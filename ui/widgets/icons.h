@@ -13,6 +13,7 @@ enum class IconKind {
   Play,
   Pause,
   Step,
+  StepBack,
   Reset,
   Export,
   Fit,

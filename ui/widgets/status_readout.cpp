@@ -5,12 +5,15 @@
 
 #include "core/format.h"
 #include "data/run_history.h"
+#include "views/step_phase_text.h"
 
 namespace kms::ui {
 
 StatusReadout::StatusReadout(QStatusBar* bar, const RunHistory& history)
     : QObject(bar), history_(history) {
   state_ = add(bar, tr("What the session is doing"), 150, false);
+  view_ = add(bar, tr("Which part of which iteration the views show"), 0, false);
+  view_->setObjectName(QStringLiteral("statusView"));
   backend_ = add(bar, tr("Backend and device running k-means"), 140);
   iteration_ = add(bar, tr("Iterations done / maximum"), 120);
   inertia_ = add(bar, tr("Sum of squared distances of the points to their centroids"), 130);
@@ -53,6 +56,10 @@ void StatusReadout::setState(session::SessionState state, double pace) {
                ? tr("Converged after %1 iterations").arg(history_.records().back().stats.iteration)
                : tr("Stopped at the iteration limit");
   state_->setText(text);
+}
+
+void StatusReadout::showView(const session::Frame& frame) {
+  view_->setText(stepPhaseStatus(frame));
 }
 
 void StatusReadout::setDatasetSize(std::size_t n) {

@@ -21,6 +21,9 @@ class StatusReadout : public QObject {
 
   void setEngine(const session::EngineDescription& engine);
   void setState(session::SessionState state, double pace);
+  /// Half-steps and history: says which part of which iteration the views show (nothing for a
+  /// whole, newest iteration).
+  void showView(const session::Frame& frame);
   void setDatasetSize(std::size_t n);
   void setMaxIterations(int maxIterations);
   /// After a delivery: the newest record's figures and the rate.
@@ -36,6 +39,7 @@ class StatusReadout : public QObject {
 
   const RunHistory& history_;
   QLabel* state_;
+  QLabel* view_;
   QLabel* backend_;
   QLabel* iteration_;
   QLabel* inertia_;
