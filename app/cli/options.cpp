@@ -83,6 +83,11 @@ CliOptions parseCommandLine(const QStringList& arguments) {
        "Initial centroids: greedy (default; greedy k-means++: 2 + ln k candidates per centroid, "
        "the best kept), kmeans++ or random.",
        "METHOD", "greedy"},
+      {"init-centroids",
+       "Start from the centroids in FILE (k rows of d values, e.g. written by --out-centroids "
+       "or the window's Export > Centroids); k is the number of rows. Pictures: sRGB values in "
+       "[0, 1].",
+       "FILE"},
       {"restarts",
        "Run N seeded starts (seeds S, S+1, ...) and keep the one with the lowest inertia "
        "(default 1).",
@@ -136,8 +141,17 @@ CliOptions parseCommandLine(const QStringList& arguments) {
   const QStringList positional = parser.positionalArguments();
   if (positional.size() > 1)
     throw UsageError("expected one INPUT, got " + std::to_string(positional.size()));
-  if (!parser.isSet("k")) throw UsageError("missing -k (the number of clusters)");
-  options.config.k = intValue(parser, "k", 1);
+  options.initCentroids = parser.value("init-centroids");
+  if (!parser.isSet("k") && options.initCentroids.isEmpty())
+    throw UsageError("missing -k (the number of clusters)");
+  options.kGiven = parser.isSet("k");
+  if (options.kGiven) options.config.k = intValue(parser, "k", 1);
+  if (!options.initCentroids.isEmpty()) {
+    if (parser.isSet("init"))
+      throw UsageError("--init-centroids already says how to start; drop --init");
+    if (parser.isSet("restarts") && intValue(parser, "restarts", 1) > 1)
+      throw UsageError("--init-centroids gives one start; drop --restarts");
+  }
   options.config.init = choice(parser, "init", parseInitMethod, "greedy, kmeans++ or random");
   if (options.config.init == InitMethod::Given)
     badValue(parser, "init", "greedy, kmeans++ or random");

@@ -20,11 +20,15 @@ struct CliOptions {
   std::optional<GeneratorParams> generate;  ///< synthetic data instead of a file
   KMeansConfig config;
   BackendKind backend = BackendKind::Auto;
-  int threads = 0;  ///< CPU backend threads; 0 = all
+  int threads = 0;               ///< CPU backend threads; 0 = all
   ClusteringOptions clustering;  ///< colour space and compaction
   int restarts = 1;              ///< seeded starts; the lowest inertia wins
   DitherMode dither = DitherMode::None;
   QString outImage, outPalette, outLabels, outCentroids, report;
+  /// Start from these centroids (a CSV of k rows, e.g. from --out-centroids or the window's
+  /// export); k comes from the file.
+  QString initCentroids;
+  bool kGiven = false;  ///< -k was on the command line
   bool quiet = false;
 
   /// Outputs that only make sense for a picture (--out-image, --out-palette).

@@ -82,7 +82,8 @@ void printHeader(const Console& console, const Dataset& data, const ClusteringIn
   if (data.isImage())
     text += QStringLiteral("%1 × %2 pixels").arg(data.width).arg(data.height);
   else
-    text += QStringLiteral("%1 points × %2 dimensions").arg(groupedCount(data.itemCount())).arg(data.d);
+    text +=
+        QStringLiteral("%1 points × %2 dimensions").arg(groupedCount(data.itemCount())).arg(data.d);
   text += QStringLiteral("; clustering %1 %2").arg(groupedCount(input.rows()), input.rowNoun());
   if (input.space() != ColourSpace::SRGB)
     text += QStringLiteral(" in %1").arg(fromStd(toString(input.space())));
@@ -145,7 +146,10 @@ Result cluster(const CliOptions& options, const Dataset& data, const ClusteringI
       std::optional<ProgressPrinter> progress;
       if (!options.quiet) {
         if (options.restarts > 1)
-          console.line(QStringLiteral("start %1 of %2 (seed %3)").arg(s + 1).arg(options.restarts).arg(config.seed));
+          console.line(QStringLiteral("start %1 of %2 (seed %3)")
+                           .arg(s + 1)
+                           .arg(options.restarts)
+                           .arg(config.seed));
         progress.emplace(stdout, std::size_t(data.clusteredItems()), config.max_iterations);
       }
       while (!engine.finished()) {
@@ -276,9 +280,30 @@ QString inputName(const CliOptions& options) {
   return options.generate ? QStringLiteral("generated data") : QFileInfo(options.input).fileName();
 }
 
-int execute(const CliOptions& options) {
-  const Console console(options.quiet);
-  const DatasetPtr data = obtainData(options);
+/// --init-centroids: the file's centroids as the start (k from the file), checked against the
+/// data; the options otherwise unchanged.
+CliOptions withGivenCentroids(const CliOptions& given, const Dataset& data) {
+  CliOptions options = given;
+  if (options.initCentroids.isEmpty()) return options;
+  if (data.isImage() && options.clustering.colourSpace != ColourSpace::SRGB)
+    throw UsageError("--init-centroids takes sRGB values: use it with --colour-space srgb");
+  std::vector<float> centroids = loadCentroids(options.initCentroids, data.d);
+  const int k = int(centroids.size() / std::size_t(data.d));
+  const QString name = QFileInfo(options.initCentroids).fileName();
+  if (k < 1) throw LoadError(name, QStringLiteral("no centroids in the file"));
+  if (options.kGiven && options.config.k != k)
+    throw UsageError("-k " + std::to_string(options.config.k) + " but " + name.toStdString() +
+                     " has " + std::to_string(k) + " centroids");
+  options.config.k = k;
+  options.config.init = InitMethod::Given;
+  options.config.initial_centroids = std::move(centroids);
+  return options;
+}
+
+int execute(const CliOptions& given) {
+  const Console console(given.quiet);
+  const DatasetPtr data = obtainData(given);
+  const CliOptions options = withGivenCentroids(given, *data);
   if (options.wantsImageOutputs() && !data->isImage())
     throw UsageError(inputName(options).toStdString() +
                      ": --out-image and --out-palette need an image input; this is a point file");

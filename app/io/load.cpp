@@ -69,6 +69,30 @@ Reader chooseReader(const QString& path) {
 
 }  // namespace
 
+std::vector<float> loadCentroids(const QString& path, int d) {
+  const DatasetPtr table = io::loadTextPoints(path, {});
+  const QString name = QFileInfo(path).fileName();
+  std::size_t first = 0, columns = std::size_t(table->d);
+  // A centroids export: "cluster", the coordinates, "share".
+  if (columns >= 3 &&
+      table->dimensionNames.value(0).compare(QLatin1String("cluster"), Qt::CaseInsensitive) == 0 &&
+      table->dimensionNames.value(int(columns) - 1)
+              .compare(QLatin1String("share"), Qt::CaseInsensitive) == 0) {
+    first = 1;
+    columns -= 2;
+  }
+  if (columns != std::size_t(d))
+    throw LoadError(
+        name,
+        QStringLiteral("%1 values per centroid, but the data have d = %2").arg(columns).arg(d));
+  std::vector<float> centroids;
+  centroids.reserve(table->n * columns);
+  for (std::size_t i = 0; i < table->n; ++i)
+    for (std::size_t c = 0; c < columns; ++c)
+      centroids.push_back(table->values[i * std::size_t(table->d) + first + c]);
+  return centroids;
+}
+
 DatasetPtr loadDataset(const QString& path, const LoadOptions& options) {
   switch (chooseReader(path)) {
     case Reader::Image:

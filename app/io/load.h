@@ -5,6 +5,8 @@
 #include <QString>
 #include <QStringList>
 
+#include <vector>
+
 #include <atomic>
 #include <functional>
 
@@ -38,6 +40,12 @@ struct LoadOptions {
 /// The format rules of each reader are documented in io/text_loader.h, io/binary_loader.h,
 /// io/ply_loader.h, io/npy_loader.h and io/image_loader.h.
 DatasetPtr loadDataset(const QString& path, const LoadOptions& options = {});
+
+/// Initial centroids from a text file: k rows of d numbers (CSV, TSV or whitespace, optional
+/// header), or a file written by --out-centroids / Export ▸ Centroids (its "cluster" and
+/// "share" columns are skipped). Throws LoadError naming the file when the values are not k × d
+/// for this d, or k < 1.
+std::vector<float> loadCentroids(const QString& path, int d);
 
 /// File-dialog name filters for everything loadDataset reads, "All supported (...)" first and
 /// "All files (*)" last.

@@ -55,9 +55,9 @@ int countLines(const QString& path) {
 TEST(Cli, QuantisesTheSamplePhotoTo16Colours) {
   const TempFiles files;
   const CliRun run =
-      runCli({sample("tulip-field.png"), "-k", "16", "--seed", "3", "--backend", "cpu", "--max-iter",
-              "12", "--out-image", files.path("q.png"), "--out-palette", files.path("palette.gpl"),
-              "--report", files.path("report.json")});
+      runCli({sample("tulip-field.png"), "-k", "16", "--seed", "3", "--backend", "cpu",
+              "--max-iter", "12", "--out-image", files.path("q.png"), "--out-palette",
+              files.path("palette.gpl"), "--report", files.path("report.json")});
   ASSERT_EQ(run.exitCode, 0) << run.err.toStdString();
   const QImage original(sample("tulip-field.png"));
   const QImage quantised(files.path("q.png"));
@@ -153,15 +153,14 @@ TEST(Cli, CompactionModesSayWhatTheyCluster) {
     QStringList arguments;
     const char* rowsAre;
     bool fewerRows;
-  } cases[] = {{{input, "--per-pixel"}, "pixels", false},
-               {{input}, "distinct colours", true},
-               {{files.write("dup.csv", "x,y\n1,2\n1,2\n3,4\n1,2\n"), "--dedupe"},
-                "distinct points",
-                true},
-               {{files.write("same.csv", "x,y\n1,2\n1,2\n3,4\n1,2\n")}, "points", false}};
+  } cases[] = {
+      {{input, "--per-pixel"}, "pixels", false},
+      {{input}, "distinct colours", true},
+      {{files.write("dup.csv", "x,y\n1,2\n1,2\n3,4\n1,2\n"), "--dedupe"}, "distinct points", true},
+      {{files.write("same.csv", "x,y\n1,2\n1,2\n3,4\n1,2\n")}, "points", false}};
   for (const auto& c : cases) {
-    const CliRun run = runCli(c.arguments + QStringList{"-k", "2", "--backend", "cpu", "--report",
-                                                        files.path("r.json")});
+    const CliRun run = runCli(
+        c.arguments + QStringList{"-k", "2", "--backend", "cpu", "--report", files.path("r.json")});
     ASSERT_EQ(run.exitCode, 0) << run.err.toStdString();
     const QJsonObject report = readJson(files.path("r.json"));
     EXPECT_EQ(report["settings"]["rows_are"].toString(), QString::fromLatin1(c.rowsAre));
@@ -233,6 +232,46 @@ TEST(Cli, SameSeedGivesIdenticalLabels) {
   QFile a(files.path("a.csv")), b(files.path("b.csv"));
   ASSERT_TRUE(a.open(QIODevice::ReadOnly) && b.open(QIODevice::ReadOnly));
   EXPECT_EQ(a.readAll(), b.readAll());
+}
+
+TEST(Cli, InitCentroidsReplaysAGivenStart) {
+  const TempFiles files;
+  const QString csv = sample("blobs-2d.csv");
+  // Three centroids placed badly by hand, as a plain CSV with a header.
+  const QString start = files.write("start.csv", "x,y\n-1.5,1.5\n-1.4,1.45\n1.5,-1.5\n");
+  for (const char* name : {"a.csv", "b.csv"}) {
+    const CliRun run =
+        runCli({csv, "--init-centroids", start, "--quiet", "--report", files.path("report.json"),
+                "--out-labels", files.path(QString::fromLatin1(name))});
+    ASSERT_EQ(run.exitCode, 0) << run.err.toStdString();
+  }
+  QFile a(files.path("a.csv")), b(files.path("b.csv"));
+  ASSERT_TRUE(a.open(QIODevice::ReadOnly) && b.open(QIODevice::ReadOnly));
+  EXPECT_EQ(a.readAll(), b.readAll()) << "the same start gives the same run";
+  const QJsonObject report = readJson(files.path("report.json"));
+  EXPECT_EQ(report.value("settings").toObject().value("k").toInt(), 3) << "k from the file";
+  EXPECT_EQ(report.value("settings").toObject().value("init").toString(), "given");
+  // Round trip: a run's exported centroids as the start of the next one: nothing moves.
+  ASSERT_EQ(runCli({csv, "-k", "5", "--quiet", "--out-centroids", files.path("end.csv")}).exitCode,
+            0);
+  const CliRun again = runCli({csv, "--init-centroids", files.path("end.csv"), "-k", "5",
+                               "--report", files.path("again.json"), "--quiet"});
+  ASSERT_EQ(again.exitCode, 0) << again.err.toStdString();
+  const QJsonArray iterations = readJson(files.path("again.json")).value("iterations").toArray();
+  ASSERT_FALSE(iterations.isEmpty());
+  EXPECT_EQ(iterations.size(), 1) << "converged from its own result at once";
+  // Not exactly 0: exported centroids are in data units, the engine centres them again, and
+  // (c + mid) − mid may differ from c in the last bit.
+  EXPECT_LT(iterations.last().toObject().value("max_shift").toDouble(), 1e-6);
+  // Mistakes are named.
+  const CliRun wrongD = runCli({csv, "--init-centroids", files.write("3d.csv", "1,2,3\n4,5,6\n")});
+  EXPECT_EQ(wrongD.exitCode, 2);
+  EXPECT_TRUE(wrongD.err.contains("3d.csv") && wrongD.err.contains("d = 2"))
+      << wrongD.err.toStdString();
+  const CliRun wrongK = runCli({csv, "--init-centroids", start, "-k", "4"});
+  EXPECT_EQ(wrongK.exitCode, 1);
+  EXPECT_TRUE(wrongK.err.contains("3 centroids")) << wrongK.err.toStdString();
+  EXPECT_EQ(runCli({csv, "--init-centroids", start, "--init", "random"}).exitCode, 1);
 }
 
 TEST(Cli, BadArgumentsExitWithOne) {
