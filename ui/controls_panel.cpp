@@ -44,9 +44,7 @@ ControlsPanel::ControlsPanel(const StudioActions& actions, QWidget* parent) : QW
   layout->addWidget(buildParameterGroup());
   layout->addWidget(buildRunGroup(actions));
   auto* keys = new QLabel(
-      tr("<small>Space play/pause · → half-step · Shift+→ whole step · ← back · R reset · "
-         "Ctrl+O open</small>"),
-      this);
+      tr("<small>Space play · → half-step · Shift+→ whole · ← back · R reset</small>"), this);
   keys->setAlignment(Qt::AlignCenter);
   keys->setWordWrap(true);
   keys->setStyleSheet(QStringLiteral("color: palette(mid);"));

@@ -104,6 +104,7 @@ void ScriptedRun::onDatasetChanged() {
     window_.views()->setCurrentTab(ui::ClusterViews::Tab::Image);
   if (options_.view == QLatin1String("2d"))
     window_.views()->setCurrentTab(ui::ClusterViews::Tab::Points2D);
+  if (options_.regions) window_.views()->setRegionsVisible(true);
   if (options_.view == QLatin1String("3d"))
     window_.views()->setCurrentTab(ui::ClusterViews::Tab::Points3D);
   // Commands reach the engine in order, so Play runs with the settings above.

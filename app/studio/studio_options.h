@@ -39,6 +39,7 @@ struct StudioOptions {
   bool run = false;  ///< press Play once the data is ready
   /// Half-steps (→) once the data is ready; the screenshot then shows the last of them.
   int halfSteps = 0;
+  bool regions = false;  ///< shade the 2-D view's Voronoi regions
 
   // Presentation.
   QString view;                                ///< image | 2d | 3d

@@ -15,6 +15,7 @@
 #include "ui_test_support.h"
 #include "views/cluster_views.h"
 #include "views/scatter_view.h"
+#include "views/voronoi_layer.h"
 
 using kms::session::SessionState;
 using kms::session::StepPhase;
@@ -123,4 +124,56 @@ TEST(Teaching, StepKeysWorkWithTheFocusInTheSettings) {
     const auto& f = w->views()->frame();
     return f && f->k == 6 && f->iteration == 1 && f->phase == StepPhase::Assign;
   })) << "after Enter the arrows step again, in the run with the new k";
+}
+
+TEST(Teaching, VoronoiRegionsFollowTheNearestCentroid) {
+  // Known answer: two centres on a horizontal line split the plane at x = 0.5.
+  const std::vector<QPointF> centres = {{0.0, 0.0}, {1.0, 0.0}};
+  const std::vector<QColor> colours = {QColor(Qt::red), QColor(Qt::blue)};
+  const QImage image =
+      kms::ui::VoronoiLayer::render(centres, colours, QRectF(-1.0, -1.0, 3.0, 2.0), QSize(30, 20));
+  ASSERT_EQ(image.size(), QSize(30, 20));
+  for (int row = 0; row < 20; row += 3)
+    for (int col = 0; col < 30; ++col) {
+      const double x = -1.0 + (col + 0.5) * 0.1;
+      const QColor c = QColor::fromRgba(qUnpremultiply(image.pixel(col, row)));
+      if (std::abs(x - 0.5) < 0.11) continue;  // the boundary column is drawn darker
+      EXPECT_EQ(x < 0.5 ? c.red() > c.blue() : c.blue() > c.red(), true) << col << ", " << row;
+      EXPECT_GT(c.alpha(), 0);
+    }
+
+  // In the window: the 2-D view of the blobs shades a region around every centroid.
+  auto w = blobsWindow();
+  w->views()->setCurrentTab(kms::ui::ClusterViews::Tab::Points2D);
+  w->views()->setRegionsVisible(true);
+  w->actions().stepWhole->trigger();
+  ASSERT_TRUE(shows(*w, 1, StepPhase::Whole));
+  kms::ui::VoronoiLayer* regions = w->views()->scatter2d()->regions();
+  ASSERT_NE(regions, nullptr);
+  const int before = regions->computed();
+  ASSERT_TRUE(waitFor([&] { return regions->computed() > before; }));
+  const auto& frame = w->views()->frame();
+  const QImage shaded = regions->image();
+  const QRectF range = regions->imageRange();
+  for (int c = 0; c < frame->k; ++c) {
+    const double x = frame->centroids[std::size_t(c) * 2],
+                 y = frame->centroids[std::size_t(c) * 2 + 1];
+    if (!range.contains(x, y)) continue;
+    const int col = int((x - range.left()) / range.width() * shaded.width());
+    const int row = int((range.bottom() - y) / range.height() * shaded.height());
+    const QColor got = QColor::fromRgba(qUnpremultiply(shaded.pixel(col, row)));
+    // Light shading rounds the colour (alpha 46): the nearest cluster colour must be its own.
+    int nearest = 0;
+    double best = 1e18;
+    const auto& colours = w->views()->colours();
+    for (std::size_t j = 0; j < colours.size(); ++j) {
+      const double dr = got.red() - colours[j].red(), dg = got.green() - colours[j].green(),
+                   db = got.blue() - colours[j].blue();
+      if (dr * dr + dg * dg + db * db < best) {
+        best = dr * dr + dg * dg + db * db;
+        nearest = int(j);
+      }
+    }
+    EXPECT_EQ(nearest, c) << "centroid " << c << " lies in its own region";
+  }
 }

@@ -72,6 +72,10 @@ QWidget* ClusterViews::build2DPage() {
   equalAxes_->setChecked(true);
   equalAxes_->setToolTip(tr("Same scale on both axes: the distances k-means measures"));
   row->addWidget(equalAxes_);
+  regions_ = new QCheckBox(tr("Regions"), page);
+  regions_->setObjectName(QStringLiteral("regionsCheck"));
+  regions_->setToolTip(tr("Shade each centroid's Voronoi region: the points it would take"));
+  row->addWidget(regions_);
   trails_ = new QCheckBox(tr("Centroid trails"), page);
   trails_->setChecked(true);
   trails_->setToolTip(tr("Draw the path each centroid took across the iterations shown"));
@@ -85,6 +89,7 @@ QWidget* ClusterViews::build2DPage() {
   });
   scatter2d_ = new ScatterView(ScatterView::Projection::Axes, page);
   connect(equalAxes_, &QCheckBox::toggled, scatter2d_, &ScatterView::setEqualAspect);
+  connect(regions_, &QCheckBox::toggled, scatter2d_, &ScatterView::setRegionsVisible);
   auto* layout = new QVBoxLayout(page);
   layout->setContentsMargins(0, 0, 0, 0);
   layout->setSpacing(0);
@@ -165,6 +170,12 @@ void ClusterViews::setDataset(const kms::app::DatasetPtr& dataset, const QImage&
   tabs_->setTabEnabled(int(Tab::Points3D), dataset_->d >= 3);
   image_->view()->setOriginal(original);
   scatter2d_->setDataset(dataset_);
+  regions_->setEnabled(scatter2d_->regionsAvailable());
+  regions_->setToolTip(scatter2d_->regionsAvailable()
+                           ? tr("Shade each centroid's Voronoi region: the points it would take")
+                           : tr("Regions need data of at most two dimensions: with more, the "
+                                "nearest centroid depends on the dimensions not shown"));
+  scatter2d_->setRegionsVisible(regions_->isChecked());
   if (scatter3d_) scatter3d_->setDataset(dataset_);
   if (projection_) projection_->setDataset(dataset_);
   setCurrentTab(picture ? Tab::Image : dataset_->d >= 3 ? Tab::Points3D : Tab::Points2D);
@@ -179,6 +190,10 @@ void ClusterViews::apply3DDimensions() {
             z = dim3d_[2]->currentIndex();
   if (scatter3d_) scatter3d_->setDimensions(x, y, z);
   if (projection_) projection_->setDimensions(x, y, z);
+}
+
+void ClusterViews::setRegionsVisible(bool visible) {
+  regions_->setChecked(visible);
 }
 
 void ClusterViews::setCurrentTab(Tab tab) {

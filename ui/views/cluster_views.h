@@ -53,6 +53,10 @@ class ClusterViews : public QWidget {
 
   void setTrailsVisible(bool visible);
   bool trailsVisible() const;
+  /// The colour of each cluster in the views now.
+  const std::vector<QColor>& colours() const { return colours_; }
+  /// The 2-D view's Voronoi regions (on for data of at most two dimensions).
+  void setRegionsVisible(bool visible);
 
  signals:
   void trailsToggled(bool visible);
@@ -74,6 +78,7 @@ class ClusterViews : public QWidget {
   QComboBox* dim2d_[2] = {};
   QComboBox* dim3d_[3] = {};
   QCheckBox* trails_ = nullptr;
+  QCheckBox* regions_ = nullptr;
   QCheckBox* equalAxes_ = nullptr;
 
   kms::app::DatasetPtr dataset_;

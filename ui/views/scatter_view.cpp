@@ -12,6 +12,7 @@
 #include "core/format.h"
 #include "views/point_sampler.h"
 #include "views/step_phase_text.h"
+#include "views/voronoi_layer.h"
 
 namespace kms::ui {
 namespace {
@@ -63,6 +64,7 @@ ScatterView::ScatterView(Projection projection, QWidget* parent)
     });
     connect(plot_, &QCustomPlot::mousePress, this, [this] { userMoved_ = true; });
     plot_->setToolTip(tr("Wheel to zoom, drag to pan, double-click to fit"));
+    regions_ = new VoronoiLayer(plot_);
   } else {
     plot_->setInteractions(QCP::iRangeZoom);
     plot_->xAxis->setVisible(false);
@@ -105,6 +107,7 @@ void ScatterView::clear() {
 void ScatterView::setDataset(const kms::app::DatasetPtr& dataset) {
   dataset_ = dataset;
   frame_.reset();
+  if (regions_) regions_->clear();
   history_.clear();
   historyIteration_ = -1;
   if (!dataset_) return clear();
@@ -412,6 +415,13 @@ void ScatterView::showFrame(const session::FramePtr& frame, const std::vector<QC
   redrawPoints();
   redrawCentroids();
   redrawChanges();
+  if (regions_ && regionsAvailable()) {
+    std::vector<QPointF> centres;
+    const auto d = std::size_t(frame->d);
+    for (int c = 0; c < frame->k && frame->d == dataset_->d; ++c)
+      centres.push_back(projectPoint(&frame->centroids[std::size_t(c) * d]));
+    regions_->setCentroids(std::move(centres), colours_);
+  }
   QString text = stepPhaseTitle(*frame);
   const QString what =
       dataset_->isImage() && dataset_->isCompact() ? tr("distinct colours") : tr("points");
@@ -422,6 +432,14 @@ void ScatterView::showFrame(const session::FramePtr& frame, const std::vector<QC
   if (!dataset_->counts.empty()) text += tr(", sized by how often they occur");
   title_->setText(text);
   plot_->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void ScatterView::setRegionsVisible(bool visible) {
+  if (regions_) regions_->setVisible(visible && regionsAvailable());
+}
+
+bool ScatterView::regionsAvailable() const {
+  return projection_ == Projection::Axes && dataset_ && dataset_->d <= 2;
 }
 
 void ScatterView::redrawChanges() {

@@ -28,6 +28,10 @@ class QLabel;
 class QMouseEvent;
 
 namespace kms::ui {
+class VoronoiLayer;
+}
+
+namespace kms::ui {
 
 class ScatterView : public QWidget {
   Q_OBJECT
@@ -48,6 +52,11 @@ class ScatterView : public QWidget {
   /// this is the geometry it sees). Always on for the oblique projection.
   void setEqualAspect(bool equal);
   bool trailsVisible() const { return trails_; }
+  /// The 2-D view's Voronoi regions of the centroids (data of at most two dimensions, where the
+  /// plot's plane is the data's space; with more, the nearest centroid depends on hidden ones).
+  void setRegionsVisible(bool visible);
+  bool regionsAvailable() const;
+  VoronoiLayer* regions() const { return regions_; }
   /// A line above the plot (why this is a projection, what to do).
   void setNote(const QString& note);
   void clear();
@@ -94,6 +103,7 @@ class ScatterView : public QWidget {
   std::vector<QCPGraph*> centroidGraphs_;
   std::vector<QCPCurve*> trailCurves_;
   std::vector<QCPGraph*> unlabelled_;  // one per size class
+  VoronoiLayer* regions_ = nullptr;    // Axes projection only
   QCPGraph* changed_ = nullptr;        // rings around points that changed cluster
   std::vector<QCPItemLine*> arrows_;   // one per centroid, shown in update half-steps
   QCPCurve* cube_ = nullptr;
