@@ -176,7 +176,10 @@ QWidget* ControlsPanel::buildParameterGroup() {
   connect(seed_, &QSpinBox::valueChanged, this, &ControlsPanel::scheduleEdit);
   connect(maxIterations_, &QSpinBox::valueChanged, this, &ControlsPanel::scheduleEdit);
   connect(tolerance_, &QDoubleSpinBox::valueChanged, this, &ControlsPanel::scheduleEdit);
-  connect(init_, &QComboBox::currentIndexChanged, this, &ControlsPanel::scheduleEdit);
+  connect(init_, &QComboBox::currentIndexChanged, this, [this] {
+    k_->setEnabled(kms::InitMethod(init_->currentData().toInt()) != kms::InitMethod::Given);
+    scheduleEdit();
+  });
   connect(backend_, &QComboBox::currentIndexChanged, this, &ControlsPanel::scheduleEdit);
   connect(colourSpace_, &QComboBox::currentIndexChanged, this, &ControlsPanel::scheduleEdit);
   connect(rows_, &QComboBox::currentIndexChanged, this, &ControlsPanel::scheduleEdit);
@@ -277,6 +280,18 @@ void ControlsPanel::updateSpeedLabel() {
 void ControlsPanel::setSettings(const session::RunSettings& settings) {
   updating_ = true;
   const kms::KMeansConfig& c = settings.config;
+  // Centroids placed by hand are an initialisation of their own while they are in use.
+  const bool given = c.init == kms::InitMethod::Given;
+  given_ = given ? c.initial_centroids : std::vector<float>{};
+  const int givenItem = init_->findData(int(kms::InitMethod::Given));
+  if (given && givenItem < 0)
+    init_->addItem(tr("Placed by hand"), int(kms::InitMethod::Given));
+  else if (!given && givenItem >= 0)
+    init_->removeItem(givenItem);
+  k_->setEnabled(!given);
+  k_->setToolTip(given ? tr("The number of centroids placed by hand (choose another "
+                            "initialisation to set k)")
+                       : tr("Number of clusters (colours of the palette for a picture)"));
   k_->setValue(c.k);
   init_->setCurrentIndex(std::max(0, init_->findData(int(c.init))));
   seed_->setValue(int(std::min<std::uint64_t>(c.seed, std::uint64_t(seed_->maximum()))));
@@ -295,6 +310,7 @@ session::RunSettings ControlsPanel::settings() const {
   session::RunSettings s;
   s.config.k = k_->value();
   s.config.init = kms::InitMethod(init_->currentData().toInt());
+  if (s.config.init == kms::InitMethod::Given) s.config.initial_centroids = given_;
   s.config.seed = std::uint64_t(seed_->value());
   s.config.max_iterations = maxIterations_->value();
   s.config.tolerance = tolerance_->value();

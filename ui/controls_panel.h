@@ -92,6 +92,7 @@ class ControlsPanel : public QWidget {
   QLabel* startLabel_;
   QSlider* speed_;
   QSlider* timeline_;
+  std::vector<float> given_;  // centroids placed by hand, while the initialisation uses them
   QLabel* timelineLabel_;
   QTimer timelineDebounce_;
   QLabel* speedLabel_;

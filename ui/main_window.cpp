@@ -34,6 +34,7 @@
 #include "views/graphics_support.h"
 #include "views/image_compare_view.h"
 #include "views/image_panel.h"
+#include "views/scatter_view.h"
 #include "widgets/icons.h"
 #include "widgets/load_banner.h"
 #include "widgets/message_bar.h"
@@ -214,6 +215,8 @@ void MainWindow::connectActions() {
           &session::SessionController::showStart);
   connect(controls_, &ControlsPanel::iterationChosen, session_.get(),
           &session::SessionController::showIteration);
+  connect(views_->scatter2d(), &ScatterView::centroidsEdited, this,
+          &MainWindow::startFromCentroids);
   exporter_->setDitherSource([this] { return views_->imagePanel()->shownDithering(); });
   connect(banner_, &LoadBanner::cancelRequested, session_.get(),
           &session::SessionController::cancelLoad);
@@ -376,6 +379,19 @@ void MainWindow::showAbout() {
                                          : tr("2-D projection, %1").arg(threeDSupport().reason),
                QString::fromLatin1(qVersion())));
   box.exec();
+}
+
+void MainWindow::startFromCentroids(const std::vector<float>& centroids) {
+  const auto& data = session_->dataset();
+  if (!data || data->d <= 0 || centroids.empty() || centroids.size() % std::size_t(data->d)) return;
+  controls_->flushEdits();
+  session::RunSettings s = controls_->settings();
+  s.config.init = kms::InitMethod::Given;
+  s.config.initial_centroids = centroids;
+  s.config.k = int(centroids.size() / std::size_t(data->d));
+  s.restarts = 1;
+  controls_->setSettings(s);
+  session_->setSettings(s);  // restarts at iteration 0, paused
 }
 
 QImage MainWindow::grabWindowImage() {

@@ -49,6 +49,10 @@ class MainWindow : public QMainWindow {
   static bool acceptsDrop(const QMimeData* mime);
   bool openDropped(const QMimeData* mime);
 
+  /// Starts the run again from these centroids (k × d, data units; placed or dragged by hand):
+  /// initialisation "placed by hand", k their number, one start, paused at iteration 0.
+  void startFromCentroids(const std::vector<float>& centroids);
+
   /// The window as a picture, 3-D view included.
   QImage grabWindowImage();
 

@@ -8,6 +8,7 @@
 #include "controls_panel.h"
 #include "data/run_history.h"
 #include "export_controller.h"
+#include "io/load.h"
 #include "main_window.h"
 #include "views/cluster_views.h"
 #include "views/image_compare_view.h"
@@ -100,6 +101,15 @@ void ScriptedRun::onDatasetChanged() {
   if (options_.restarts) s.restarts = *options_.restarts;
   window_.controls()->setSettings(s);
   window_.session().setSettings(s);
+  if (!options_.initCentroids.isEmpty()) {
+    try {
+      window_.startFromCentroids(
+          kms::app::loadCentroids(options_.initCentroids, window_.session().dataset()->d));
+    } catch (const std::exception& e) {
+      fail(QString::fromUtf8(e.what()));
+      return;
+    }
+  }
   if (options_.view == QLatin1String("image"))
     window_.views()->setCurrentTab(ui::ClusterViews::Tab::Image);
   if (options_.view == QLatin1String("2d"))

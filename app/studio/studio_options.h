@@ -39,7 +39,8 @@ struct StudioOptions {
   bool run = false;  ///< press Play once the data is ready
   /// Half-steps (→) once the data is ready; the screenshot then shows the last of them.
   int halfSteps = 0;
-  bool regions = false;  ///< shade the 2-D view's Voronoi regions
+  bool regions = false;   ///< shade the 2-D view's Voronoi regions
+  QString initCentroids;  ///< start from the centroids in this CSV (as kmeans-cli)
 
   // Presentation.
   QString view;                                ///< image | 2d | 3d

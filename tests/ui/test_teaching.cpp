@@ -1,11 +1,15 @@
 // The teaching moves in the window: half-steps drawn in the 2-D view (rings on changed points,
 // arrows on moved centroids), the timeline, and the step keys wherever the focus is.
+#include <qcustomplot.h>
 #include <QLabel>
 #include <QLineEdit>
+#include <QProcess>
 #include <QSettings>
 #include <QSlider>
 #include <QSpinBox>
+#include <QTemporaryDir>
 #include <QTest>
+#include <QToolButton>
 
 #include <gtest/gtest.h>
 
@@ -177,3 +181,89 @@ TEST(Teaching, VoronoiRegionsFollowTheNearestCentroid) {
     EXPECT_EQ(nearest, c) << "centroid " << c << " lies in its own region";
   }
 }
+
+#ifdef KMS_CLI_PATH
+TEST(Teaching, CentroidsPlacedByClicksGiveTheSameRunAsTheCli) {
+  auto w = blobsWindow();
+  w->views()->setCurrentTab(kms::ui::ClusterViews::Tab::Points2D);
+  kms::ui::ScatterView* view = w->views()->scatter2d();
+  QCustomPlot* plot = view->plot();
+  auto* place = w->views()->findChild<QToolButton*>(QStringLiteral("placeCentroids"));
+  ASSERT_NE(place, nullptr);
+  place->click();
+  ASSERT_TRUE(view->placing());
+  const auto pixelOf = [&](double x, double y) {
+    return QPoint(int(plot->xAxis->coordToPixel(x)), int(plot->yAxis->coordToPixel(y)));
+  };
+  // Three centroids placed badly: two in one corner, one far away.
+  const QPointF where[3] = {{-1.5, 1.2}, {-1.2, 1.3}, {1.4, -1.3}};
+  for (int i = 0; i < 3; ++i) {
+    QTest::mouseClick(plot, Qt::LeftButton, {}, pixelOf(where[i].x(), where[i].y()));
+    ASSERT_TRUE(waitFor([&] {
+      const auto& f = w->views()->frame();
+      return f && f->k == i + 1 && f->iteration == 0;
+    })) << "click "
+        << i + 1 << " adds a centroid and starts from them";
+  }
+  // A fourth, then right-click removes it again.
+  QTest::mouseClick(plot, Qt::LeftButton, {}, pixelOf(0.0, 0.0));
+  ASSERT_TRUE(waitFor([&] { return w->views()->frame()->k == 4; }));
+  QTest::mouseClick(plot, Qt::RightButton, {}, pixelOf(0.0, 0.0));
+  ASSERT_TRUE(waitFor([&] { return w->views()->frame()->k == 3; }));
+  const kms::session::RunSettings s = w->controls()->settings();
+  EXPECT_EQ(s.config.init, kms::InitMethod::Given);
+  ASSERT_EQ(s.config.initial_centroids.size(), 6u);
+  for (int i = 0; i < 3; ++i) {  // where the clicks were, to a pixel
+    const double pixel = plot->xAxis->pixelToCoord(1) - plot->xAxis->pixelToCoord(0);
+    EXPECT_NEAR(s.config.initial_centroids[std::size_t(i) * 2], where[i].x(), 2 * std::abs(pixel));
+  }
+  // Run it in the window ...
+  w->actions().playPause->trigger();
+  ASSERT_TRUE(waitFor([&] {
+    const auto& f = w->views()->frame();
+    return w->session().state() == SessionState::Finished && f && f->finished;
+  }));
+  const std::vector<std::int32_t> labels = w->views()->frame()->labels;
+  // ... and in kmeans-cli from the same centroids.
+  QTemporaryDir dir;
+  QFile start(dir.filePath(QStringLiteral("start.csv")));
+  ASSERT_TRUE(start.open(QIODevice::WriteOnly));
+  for (int i = 0; i < 3; ++i)
+    start.write(QStringLiteral("%1,%2\n")
+                    .arg(double(s.config.initial_centroids[std::size_t(i) * 2]), 0, 'g', 9)
+                    .arg(double(s.config.initial_centroids[std::size_t(i) * 2 + 1]), 0, 'g', 9)
+                    .toUtf8());
+  start.close();
+  QProcess cli;
+  cli.start(QStringLiteral(KMS_CLI_PATH),
+            {w->session().dataset()->source, "--init-centroids", start.fileName(), "--tol", "0",
+             "--max-iter", QString::number(s.config.max_iterations), "--backend", "cpu", "--quiet",
+             "--out-labels", dir.filePath(QStringLiteral("labels.csv"))});
+  ASSERT_TRUE(cli.waitForFinished(60000));
+  ASSERT_EQ(cli.exitCode(), 0) << cli.readAllStandardError().toStdString();
+  QFile out(dir.filePath(QStringLiteral("labels.csv")));
+  ASSERT_TRUE(out.open(QIODevice::ReadOnly));
+  out.readLine();  // index,label
+  std::vector<std::int32_t> cliLabels;
+  while (!out.atEnd())
+    cliLabels.push_back(QString::fromUtf8(out.readLine()).trimmed().section(',', 1).toInt());
+  EXPECT_EQ(cliLabels, labels) << "the same run";
+
+  // Dragging a centroid while paused starts again from the edited state.
+  place->click();
+  ASSERT_FALSE(view->placing());
+  const kms::session::FramePtr before = w->views()->frame();
+  const QPoint from = pixelOf(before->centroids[0], before->centroids[1]);
+  const QPoint to = from + QPoint(40, 25);
+  QTest::mousePress(plot, Qt::LeftButton, {}, from);
+  QMouseEvent move(QEvent::MouseMove, QPointF(to), plot->mapToGlobal(QPointF(to)), Qt::NoButton,
+                   Qt::LeftButton, Qt::NoModifier);
+  QCoreApplication::sendEvent(plot, &move);
+  QTest::mouseRelease(plot, Qt::LeftButton, {}, to);
+  ASSERT_TRUE(waitFor([&] {
+    const auto& f = w->views()->frame();
+    return f && f->iteration == 0 && f->k == 3 && f->runId != before->runId;
+  }));
+  EXPECT_NEAR(w->views()->frame()->centroids[0], plot->xAxis->pixelToCoord(to.x()), 1e-3);
+}
+#endif

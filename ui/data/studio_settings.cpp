@@ -47,7 +47,10 @@ void saveStudioSettings(const PersistedParts& parts) {
   s.setValue(QStringLiteral("window/state"), parts.window.saveState());
   const session::RunSettings run = parts.controls.settings();
   s.setValue(QStringLiteral("run/k"), run.config.k);
-  s.setValue(QStringLiteral("run/init"), int(run.config.init));
+  // Centroids placed by hand belong to the data they were placed on: not kept.
+  s.setValue(QStringLiteral("run/init"),
+             int(run.config.init == kms::InitMethod::Given ? kms::InitMethod::GreedyKMeansPlusPlus
+                                                           : run.config.init));
   s.setValue(QStringLiteral("run/seed"), qulonglong(run.config.seed));
   s.setValue(QStringLiteral("run/maxIterations"), run.config.max_iterations);
   s.setValue(QStringLiteral("run/tolerance"), run.config.tolerance);

@@ -6,6 +6,7 @@
 #include <QLabel>
 #include <QPainter>
 #include <QTabWidget>
+#include <QToolButton>
 #include <QVBoxLayout>
 
 #include "views/cluster_colours.h"
@@ -72,6 +73,14 @@ QWidget* ClusterViews::build2DPage() {
   equalAxes_->setChecked(true);
   equalAxes_->setToolTip(tr("Same scale on both axes: the distances k-means measures"));
   row->addWidget(equalAxes_);
+  place_ = new QToolButton(page);
+  place_->setObjectName(QStringLiteral("placeCentroids"));
+  place_->setText(tr("Place centroids"));
+  place_->setCheckable(true);
+  place_->setToolTip(
+      tr("Click to add a centroid, right-click to remove one; the run starts "
+         "from them. Any centroid can be dragged."));
+  row->addWidget(place_);
   regions_ = new QCheckBox(tr("Regions"), page);
   regions_->setObjectName(QStringLiteral("regionsCheck"));
   regions_->setToolTip(tr("Shade each centroid's Voronoi region: the points it would take"));
@@ -90,6 +99,7 @@ QWidget* ClusterViews::build2DPage() {
   scatter2d_ = new ScatterView(ScatterView::Projection::Axes, page);
   connect(equalAxes_, &QCheckBox::toggled, scatter2d_, &ScatterView::setEqualAspect);
   connect(regions_, &QCheckBox::toggled, scatter2d_, &ScatterView::setRegionsVisible);
+  connect(place_, &QToolButton::toggled, scatter2d_, &ScatterView::setPlacing);
   auto* layout = new QVBoxLayout(page);
   layout->setContentsMargins(0, 0, 0, 0);
   layout->setSpacing(0);
@@ -171,6 +181,8 @@ void ClusterViews::setDataset(const kms::app::DatasetPtr& dataset, const QImage&
   image_->view()->setOriginal(original);
   scatter2d_->setDataset(dataset_);
   regions_->setEnabled(scatter2d_->regionsAvailable());
+  place_->setChecked(false);
+  place_->setEnabled(!dataset_->isImage());
   regions_->setToolTip(scatter2d_->regionsAvailable()
                            ? tr("Shade each centroid's Voronoi region: the points it would take")
                            : tr("Regions need data of at most two dimensions: with more, the "

@@ -11,6 +11,7 @@
 
 class QComboBox;
 class QCheckBox;
+class QToolButton;
 class QLabel;
 class QTabWidget;
 
@@ -79,6 +80,7 @@ class ClusterViews : public QWidget {
   QComboBox* dim3d_[3] = {};
   QCheckBox* trails_ = nullptr;
   QCheckBox* regions_ = nullptr;
+  QToolButton* place_ = nullptr;
   QCheckBox* equalAxes_ = nullptr;
 
   kms::app::DatasetPtr dataset_;

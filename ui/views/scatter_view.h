@@ -61,6 +61,20 @@ class ScatterView : public QWidget {
   void setNote(const QString& note);
   void clear();
 
+  /// Placing centroids by hand (2-D view of point data): the centroids disappear, each click
+  /// adds one, right-click removes the nearest; every edit is reported by centroidsEdited.
+  /// Outside this mode a centroid can still be dragged.
+  void setPlacing(bool placing);
+  bool placing() const { return placing_; }
+  /// Centroids can be edited here: the 2-D view of a point set (not a picture's colours).
+  bool editable() const;
+
+ signals:
+  /// The user added, moved or removed a centroid: all of them now, k × d, data units. (The
+  /// dimensions not shown keep their values; new centroids take the data's mean there.)
+  void centroidsEdited(const std::vector<float>& centroids);
+
+ public:
   std::uint64_t framesShown() const { return framesShown_; }
   std::size_t drawnPoints() const { return sample_.size(); }
   std::size_t trailLength() const;
@@ -87,6 +101,14 @@ class ScatterView : public QWidget {
   void keepAspect();
   void onMousePress(QMouseEvent* event);
   void onMouseMove(QMouseEvent* event);
+  // Editing centroids in the Axes projection.
+  void onEditPress(QMouseEvent* event);
+  void onEditMove(QMouseEvent* event);
+  void onEditRelease(QMouseEvent* event);
+  /// The centroid drawn within a few pixels of `pixel`, or −1.
+  int centroidNear(const QPointF& pixel) const;
+  /// Centroids as they would be edited: the placed ones, or the frame's.
+  std::vector<float> editableCentroids() const;
 
   Projection projection_;
   QCustomPlot* plot_;
@@ -122,6 +144,11 @@ class ScatterView : public QWidget {
   QRectF box_;              // what a fit shows, in plot coordinates
   std::uint64_t framesShown_ = 0;
 
+  bool placing_ = false;
+  std::vector<float> placed_;   // placing: the centroids placed so far (k × d)
+  int dragging_ = -1;           // the centroid being dragged
+  std::vector<float> dragged_;  // all centroids while one is dragged
+  QPointF pressPixel_;
   double yaw_ = 35.0, pitch_ = 25.0;
   QPointF dragStart_;
   double yawAtDrag_ = 0.0, pitchAtDrag_ = 0.0;
