@@ -1,6 +1,7 @@
 # CUDA sources of kmeans_engine (included when nvcc is available).
 set(KMS_CUDA_SOURCES
   src/cuda/cuda_engine.cu
+  src/cuda/cuda_engine_history.cu
   src/cuda/compact_colours.cu
   src/cuda/cuda_probe.cu
   src/cuda/device_ceilings.cu

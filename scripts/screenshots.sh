@@ -58,6 +58,16 @@ shot photo-dithered xvfb --sample photo --restarts 4 --run --view image --image-
 # 2-D blobs: random start (seed 30) at 2 iterations/s, so the centroid trails show each move.
 shot blobs-2d-trails xvfb --sample blobs --init random --seed 30 --speed 2 --run --view 2d
 
+# Teaching: three centroids placed badly by hand (resources/samples/blobs-bad-start.csv), the
+# Voronoi regions shaded; the assign half of iteration 1 (points take their nearest centroid),
+# then its update (centroids move to the means, arrows from where they were).
+shot teach-assign xvfb --sample blobs --view 2d --regions \
+  --init-centroids "$root/resources/samples/blobs-bad-start.csv" --half-steps 1
+shot teach-update xvfb --sample blobs --view 2d --regions \
+  --init-centroids "$root/resources/samples/blobs-bad-start.csv" --half-steps 2
+# Random start, iteration 2's assign: the points that changed cluster are ringed.
+shot teach-changed xvfb --sample blobs --init random --seed 30 --view 2d --half-steps 3
+
 # 3-D cloud in the OpenGL view, orbitable, converged from a random start.
 shot cloud-3d xvfb --sample cloud --init random --seed 18 --speed 4 --run --view 3d
 

@@ -1,0 +1,42 @@
+// CudaEngine: looking back — labels for given centroids (Engine::assign) and the record of
+// every iteration's centroids (KMeansConfig::keep_history). See docs/engine.md.
+#include "common/exact_math.h"
+#include "cuda/cuda_engine.cuh"
+#include "cuda/kernels/exact_assign.cuh"
+#include "kmeans/errors.h"
+
+namespace kms::cuda {
+
+void CudaEngine::assign(const std::vector<float>& centred_centroids,
+                        std::vector<std::int32_t>& labels) {
+  activate();
+  if (!has_data_) throw std::logic_error("CudaEngine::assign called before setData");
+  const int k = validateCentroidCount(centred_centroids.size(), d_);
+  // On the compute stream, after any iteration in flight (the points never change).
+  checkFits(n_ * sizeof(std::int32_t) + centred_centroids.size() * sizeof(float),
+            "Recomputing the labels", 0);
+  DeviceBuffer<float> centroids(centred_centroids.size());
+  DeviceBuffer<std::int32_t> out(n_);
+  KMS_CUDA_CHECK(cudaMemcpyAsync(centroids.get(), centred_centroids.data(),
+                                 centred_centroids.size() * sizeof(float), cudaMemcpyHostToDevice,
+                                 compute_.get()));
+  launchExactAssign(points_.get(), n_, d_, centroids.get(), k, out.get(), compute_.get());
+  labels.resize(n_);
+  KMS_CUDA_CHECK(cudaMemcpyAsync(labels.data(), out.get(), n_ * sizeof(std::int32_t),
+                                 cudaMemcpyDeviceToHost, compute_.get()));
+  compute_.synchronize();
+}
+
+void CudaEngine::keepHistory() {
+  if (!config_.keep_history) return;
+  const std::size_t kd = static_cast<std::size_t>(k_) * d_;
+  std::vector<float> centred(kd), data(kd);
+  KMS_CUDA_CHECK(cudaMemcpyAsync(centred.data(), centroids_[cur_].get(), kd * sizeof(float),
+                                 cudaMemcpyDeviceToHost, compute_.get()));
+  compute_.synchronize();
+  for (std::size_t i = 0; i < kd; ++i)
+    data[i] = exact::add(centred[i], summary_.mid[i % d_]);
+  recordHistory(data, centred, k_, d_, last_);
+}
+
+}  // namespace kms::cuda
