@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "cli/exit_codes.h"
+#include "core/sweep.h"
 
 namespace kms::app::cli {
 namespace {
@@ -88,6 +89,10 @@ CliOptions parseCommandLine(const QStringList& arguments) {
        "or the window's Export > Centroids); k is the number of rows. Pictures: sRGB values in "
        "[0, 1].",
        "FILE"},
+      {"sweep",
+       "Cluster for every k in A..B (best of --restarts starts each) and print inertia with its "
+       "elbow, silhouette, Calinski-Harabasz and Davies-Bouldin; --report writes them as JSON.",
+       "A..B"},
       {"restarts",
        "Run N seeded starts (seeds S, S+1, ...) and keep the one with the lowest inertia "
        "(default 1).",
@@ -142,7 +147,18 @@ CliOptions parseCommandLine(const QStringList& arguments) {
   if (positional.size() > 1)
     throw UsageError("expected one INPUT, got " + std::to_string(positional.size()));
   options.initCentroids = parser.value("init-centroids");
-  if (!parser.isSet("k") && options.initCentroids.isEmpty())
+  if (parser.isSet("sweep")) {
+    try {
+      options.sweep = parseKRange(parser.value("sweep").toStdString());
+    } catch (const std::invalid_argument& e) {
+      badValue(parser, "sweep", e.what());
+    }
+    if (parser.isSet("k")) throw UsageError("--sweep sets k; drop -k");
+    if (!options.initCentroids.isEmpty())
+      throw UsageError("--sweep and --init-centroids contradict each other");
+    options.config.k = options.sweep->first;
+  }
+  if (!parser.isSet("k") && options.initCentroids.isEmpty() && !options.sweep)
     throw UsageError("missing -k (the number of clusters)");
   options.kGiven = parser.isSet("k");
   if (options.kGiven) options.config.k = intValue(parser, "k", 1);

@@ -29,6 +29,9 @@ struct CliOptions {
   /// export); k comes from the file.
   QString initCentroids;
   bool kGiven = false;  ///< -k was on the command line
+  /// --sweep A..B: cluster for every k in [A, B] (best of --restarts each) and report the
+  /// measures instead of one run's outputs.
+  std::optional<std::pair<int, int>> sweep;
   bool quiet = false;
 
   /// Outputs that only make sense for a picture (--out-image, --out-palette).

@@ -7,6 +7,7 @@
 
 #include "cli/exit_codes.h"
 #include "cli/progress.h"
+#include "cli/sweep_run.h"
 #include "core/cluster_input.h"
 #include "core/dither.h"
 #include "core/format.h"
@@ -311,6 +312,16 @@ int execute(const CliOptions& given) {
   ClusteringInputPtr input;
   try {
     input = ClusteringInput::build(data, options.clustering);
+    if (options.sweep) {
+      if (options.wantsImageOutputs() || !options.outLabels.isEmpty() ||
+          !options.outCentroids.isEmpty())
+        throw UsageError("--sweep writes only --report (the measures of every k)");
+      KMeansConfig last = options.config;
+      last.k = options.sweep->second;
+      input->checkK(last.k);
+      validateConfig(last, input->rows(), input->d());
+      return runSweepCommand(options, *input);
+    }
     input->checkK(options.config.k);  // before printing anything
     validateConfig(options.config, input->rows(), input->d());
     result = cluster(options, *data, *input, console);

@@ -274,6 +274,26 @@ TEST(Cli, InitCentroidsReplaysAGivenStart) {
   EXPECT_EQ(runCli({csv, "--init-centroids", start, "--init", "random"}).exitCode, 1);
 }
 
+TEST(Cli, SweepReportsEveryKAndTheElbow) {
+  const TempFiles files;
+  const CliRun run = runCli({sample("blobs-2d.csv"), "--sweep", "2..8", "--restarts", "2",
+                             "--backend", "cpu", "--report", files.path("sweep.json")});
+  ASSERT_EQ(run.exitCode, 0) << run.err.toStdString();
+  EXPECT_TRUE(run.out.contains("elbow: k = 5")) << run.out.toStdString();
+  const QJsonObject report = readJson(files.path("sweep.json"));
+  EXPECT_EQ(report.value("kind").toString(), "sweep");
+  const QJsonArray rows = report.value("rows").toArray();
+  ASSERT_EQ(rows.size(), 7);
+  EXPECT_EQ(rows.first().toObject().value("k").toInt(), 2);
+  EXPECT_EQ(report.value("elbow").toObject().value("k").toInt(), 5);
+  EXPECT_FALSE(report.value("elbow").toObject().value("rule").toString().isEmpty());
+  EXPECT_FALSE(report.value("silhouette").toObject().value("sampled").toBool());
+  EXPECT_EQ(runCli({sample("blobs-2d.csv"), "--sweep", "8..2"}).exitCode, 1);
+  EXPECT_EQ(runCli({sample("blobs-2d.csv"), "--sweep", "2..4", "-k", "3"}).exitCode, 1);
+  EXPECT_EQ(runCli({sample("blobs-2d.csv"), "--sweep", "2..4", "--out-labels", "x.csv"}).exitCode,
+            1);
+}
+
 TEST(Cli, BadArgumentsExitWithOne) {
   const QString csv = sample("blobs-2d.csv");
   const std::vector<std::pair<QStringList, const char*>> cases = {
