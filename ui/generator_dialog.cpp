@@ -20,7 +20,12 @@ GeneratorDialog::GeneratorDialog(QWidget* parent) : QDialog(parent) {
   kind_->addItem(tr("Two moons (2-D)"), int(GeneratorKind::Moons));
   kind_->addItem(tr("Uniform cube"), int(GeneratorKind::Uniform));
   kind_->addItem(tr("Photo-like picture (points = pixels)"), int(GeneratorKind::Photo));
-  kind_->setToolTip(tr("Rings and moons show where k-means' round clusters fail"));
+  kind_->addItem(tr("Stretched blobs (2-D)"), int(GeneratorKind::Anisotropic));
+  kind_->addItem(tr("Blobs of unequal spread (2-D)"), int(GeneratorKind::UnequalVariances));
+  kind_->addItem(tr("Blobs of unequal size (2-D)"), int(GeneratorKind::UnequalSizes));
+  kind_->setToolTip(
+      tr("Rings, moons, stretched blobs and unequal spreads or sizes show where "
+         "k-means' round, equal clusters fail"));
   n_ = new QSpinBox(this);
   n_->setRange(1, 50000000);
   n_->setGroupSeparatorShown(true);
@@ -83,7 +88,8 @@ kms::app::GeneratorParams GeneratorDialog::params() const {
 void GeneratorDialog::updateEnabled() {
   const auto kind = kms::app::GeneratorKind(kind_->currentData().toInt());
   using kms::app::GeneratorKind;
-  groups_->setEnabled(kind == GeneratorKind::Blobs || kind == GeneratorKind::Rings);
+  groups_->setEnabled(kind != GeneratorKind::Moons && kind != GeneratorKind::Uniform &&
+                      kind != GeneratorKind::Photo);
   d_->setEnabled(kind == GeneratorKind::Blobs || kind == GeneratorKind::Uniform);
   noise_->setEnabled(kind != GeneratorKind::Uniform && kind != GeneratorKind::Photo);
 }

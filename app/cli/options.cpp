@@ -61,7 +61,7 @@ void readGenerator(const QCommandLineParser& parser, CliOptions& options) {
   params.kind = choice(
       parser, "generate",
       [](const std::string& text) { return parseGeneratorKind(QString::fromStdString(text)); },
-      "blobs, rings, moons, uniform or photo");
+      "blobs, rings, moons, uniform, anisotropic, unequal-variances, unequal-sizes or photo");
   params.n = std::size_t(intValue(parser, "points", 1));
   params.groups = intValue(parser, "groups", 1);
   params.d = intValue(parser, "dims", 1);
@@ -128,8 +128,8 @@ CliOptions parseCommandLine(const QStringList& arguments) {
       {"out-centroids", "Write the centroids as CSV.", "FILE"},
       {"report", "Write a JSON run report.", "FILE"},
       {"generate",
-       "Cluster synthetic data instead of INPUT: blobs, rings, moons, uniform or photo (a square "
-       "picture of --points pixels).",
+       "Cluster synthetic data instead of INPUT: blobs, rings, moons, uniform, anisotropic, "
+       "unequal-variances, unequal-sizes or photo (a square picture of --points pixels).",
        "KIND"},
       {"points", "--generate: number of points (default 10000).", "N", "10000"},
       {"groups", "--generate: number of groups for blobs and rings (default 5).", "G", "5"},

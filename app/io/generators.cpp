@@ -24,7 +24,10 @@ void validate(const GeneratorParams& p) {
   if (p.d < 1) throw std::invalid_argument("the number of dimensions must be at least 1");
   if (!std::isfinite(p.noise) || p.noise < 0.0)
     throw std::invalid_argument("the noise must be a finite number ≥ 0");
-  const bool usesGroups = p.kind == GeneratorKind::Blobs || p.kind == GeneratorKind::Rings;
+  const bool usesGroups = p.kind == GeneratorKind::Blobs || p.kind == GeneratorKind::Rings ||
+                          p.kind == GeneratorKind::Anisotropic ||
+                          p.kind == GeneratorKind::UnequalVariances ||
+                          p.kind == GeneratorKind::UnequalSizes;
   if (usesGroups && std::size_t(p.groups) > p.n)
     throw std::invalid_argument("there are more groups than points");
   const bool usesD = p.kind == GeneratorKind::Blobs || p.kind == GeneratorKind::Uniform;
@@ -74,6 +77,46 @@ void fillBlobs(Dataset& out, const GeneratorParams& p, Random& rng) {
   }
 }
 
+/// The textbook failures: blobs with stretched, unequal or unequally populated groups (2-D).
+void fillTeachingBlobs(Dataset& out, const GeneratorParams& p, Random& rng) {
+  const std::vector<double> centres = spreadCentres(p.groups, 2, rng);
+  constexpr double kSpreads[] = {0.4, 1.0, 2.5};
+  for (std::size_t i = 0; i < out.n; ++i) {
+    const int g = out.groundTruth[i];
+    double zx = p.noise * rng.normal(), zy = p.noise * rng.normal();
+    if (p.kind == GeneratorKind::Anisotropic) {
+      // Long ellipses, all tilted the same way: x' = 4x, then sheared.
+      const double lx = 4.0 * zx;
+      zx = 0.8 * lx;
+      zy = 0.6 * lx + 0.5 * zy;
+    } else if (p.kind == GeneratorKind::UnequalVariances) {
+      zx *= kSpreads[g % 3];
+      zy *= kSpreads[g % 3];
+    }
+    out.values[2 * i] = float(centres[std::size_t(2 * g)] + zx);
+    out.values[2 * i + 1] = float(centres[std::size_t(2 * g + 1)] + zy);
+  }
+}
+
+/// UnequalSizes: group g takes a share 1 / (g + 1)² of the points (at least one), in order.
+void assignUnequalSizes(Dataset& out, int groups) {
+  std::vector<double> share(static_cast<std::size_t>(groups));
+  double total = 0.0;
+  for (int g = 0; g < groups; ++g)
+    total += share[std::size_t(g)] = 1.0 / double((g + 1) * (g + 1));
+  std::size_t at = 0;
+  for (int g = 0; g < groups; ++g) {
+    const std::size_t left = out.n - at, groupsLeft = std::size_t(groups - g);
+    std::size_t size =
+        g + 1 == groups ? left
+                        : std::size_t(std::llround(double(out.n) * share[std::size_t(g)] / total));
+    size = std::clamp<std::size_t>(size, 1, left - (groupsLeft - 1));
+    for (std::size_t i = 0; i < size; ++i)
+      out.groundTruth[at + i] = g;
+    at += size;
+  }
+}
+
 void fillRings(Dataset& out, const GeneratorParams& p, Random& rng) {
   for (std::size_t i = 0; i < out.n; ++i) {
     const double radius = double(out.groundTruth[i] + 1) / p.groups;
@@ -118,10 +161,14 @@ DatasetPtr generatePhoto(const GeneratorParams& p) {
 }
 
 QString describe(const GeneratorParams& p, int groups, int d) {
-  static const char* const kTitles[] = {"Blobs", "Rings", "Moons", "Uniform", "Photo"};
+  static const char* const kTitles[] = {"Blobs",           "Rings",        "Moons",
+                                        "Uniform",         "Photo",        "Anisotropic blobs",
+                                        "Unequal spreads", "Unequal sizes"};
   QString text = QString::fromLatin1(kTitles[int(p.kind)]) % QStringLiteral(" — ") %
                  groupedCount(p.n) % QStringLiteral(" points");
-  if (p.kind == GeneratorKind::Blobs) text += QStringLiteral(", %1 groups").arg(groups);
+  if (p.kind == GeneratorKind::Blobs || p.kind == GeneratorKind::Anisotropic ||
+      p.kind == GeneratorKind::UnequalVariances || p.kind == GeneratorKind::UnequalSizes)
+    text += QStringLiteral(", %1 groups").arg(groups);
   if (p.kind == GeneratorKind::Rings) text += QStringLiteral(", %1 rings").arg(groups);
   if (d != 2) text += QStringLiteral(", %1-D").arg(d);
   return text;
@@ -132,7 +179,7 @@ QString describe(const GeneratorParams& p, int groups, int d) {
 DatasetPtr generateDataset(const GeneratorParams& params) {
   validate(params);
   if (params.kind == GeneratorKind::Photo) return generatePhoto(params);
-  const bool planar = params.kind == GeneratorKind::Rings || params.kind == GeneratorKind::Moons;
+  const bool planar = params.kind != GeneratorKind::Blobs && params.kind != GeneratorKind::Uniform;
   const int d = planar ? 2 : params.d;
   const int groups = params.kind == GeneratorKind::Moons     ? 2
                      : params.kind == GeneratorKind::Uniform ? 1
@@ -149,6 +196,7 @@ DatasetPtr generateDataset(const GeneratorParams& params) {
   out->groundTruth.resize(params.n);
   for (std::size_t i = 0; i < params.n; ++i)
     out->groundTruth[i] = std::int32_t(i % groups);
+  if (params.kind == GeneratorKind::UnequalSizes) assignUnequalSizes(*out, groups);
 
   Random rng(params.seed);
   switch (params.kind) {
@@ -166,6 +214,11 @@ DatasetPtr generateDataset(const GeneratorParams& params) {
       break;
     case GeneratorKind::Photo:
       break;  // handled above
+    case GeneratorKind::Anisotropic:
+    case GeneratorKind::UnequalVariances:
+    case GeneratorKind::UnequalSizes:
+      fillTeachingBlobs(*out, params, rng);
+      break;
   }
   return out;
 }
@@ -182,13 +235,55 @@ QString toString(GeneratorKind kind) {
       return QStringLiteral("uniform");
     case GeneratorKind::Photo:
       return QStringLiteral("photo");
+    case GeneratorKind::Anisotropic:
+      return QStringLiteral("anisotropic");
+    case GeneratorKind::UnequalVariances:
+      return QStringLiteral("unequal-variances");
+    case GeneratorKind::UnequalSizes:
+      return QStringLiteral("unequal-sizes");
   }
   return QStringLiteral("?");
 }
 
+QString explanation(GeneratorKind kind) {
+  switch (kind) {
+    case GeneratorKind::Rings:
+      return QStringLiteral(
+          "Rings: k-means cuts them into pie slices — it only knows round "
+          "clusters around a centre, and a ring has none.");
+    case GeneratorKind::Moons:
+      return QStringLiteral(
+          "Moons: each centroid takes the nearest half of both moons — "
+          "k-means draws straight boundaries between centres.");
+    case GeneratorKind::Uniform:
+      return QStringLiteral(
+          "Uniform: there are no clusters, yet k-means always returns k — "
+          "check with the silhouette before trusting them.");
+    case GeneratorKind::Anisotropic:
+      return QStringLiteral(
+          "Stretched blobs: k-means assumes round clusters, so long "
+          "ellipses are split across their width instead of along them.");
+    case GeneratorKind::UnequalVariances:
+      return QStringLiteral(
+          "Unequal spreads: the boundary sits halfway between centroids, so "
+          "a wide cluster loses its outer points to a tight neighbour.");
+    case GeneratorKind::UnequalSizes:
+      return QStringLiteral(
+          "Unequal sizes: k-means puts each boundary halfway between "
+          "centroids whatever the sizes, so a big cluster's edge goes to a "
+          "small neighbour.");
+    case GeneratorKind::Blobs:
+    case GeneratorKind::Photo:
+      break;
+  }
+  return {};
+}
+
 std::optional<GeneratorKind> parseGeneratorKind(const QString& text) {
-  for (GeneratorKind kind : {GeneratorKind::Blobs, GeneratorKind::Rings, GeneratorKind::Moons,
-                             GeneratorKind::Uniform, GeneratorKind::Photo})
+  for (GeneratorKind kind :
+       {GeneratorKind::Blobs, GeneratorKind::Rings, GeneratorKind::Moons, GeneratorKind::Uniform,
+        GeneratorKind::Photo, GeneratorKind::Anisotropic, GeneratorKind::UnequalVariances,
+        GeneratorKind::UnequalSizes})
     if (text.compare(toString(kind), Qt::CaseInsensitive) == 0) return kind;
   return std::nullopt;
 }

@@ -18,6 +18,10 @@ enum class GeneratorKind {
   Uniform,  ///< uniform in the cube [-1, 1]^d; `groups` and `noise` are ignored
   Photo,    ///< a procedural landscape picture (an image data set) of about n pixels, square;
             ///< `groups`, `d` and `noise` are ignored. For benchmarks and large-image demos.
+  // The textbook cases where k-means struggles (2-D; blobs placed as for Blobs):
+  Anisotropic,       ///< blobs stretched into parallel ellipses (noise along the long axis ×4)
+  UnequalVariances,  ///< blobs whose spreads differ: noise × 0.4, 1, 2.5, repeating
+  UnequalSizes,      ///< blobs of very different sizes: group g has weight 1 / (g + 1)²
 };
 
 struct GeneratorParams {
@@ -37,12 +41,17 @@ inline constexpr std::size_t kMaxGeneratedValues = std::size_t(1) << 31;
 /// Builds the data set: values, groundTruth (the group each point was drawn from; all 0 for
 /// Uniform), dimensionNames (x, y, z, x4, ...), source "generator:<kind>" and a displayName like
 /// "Blobs — 10,000 points, 5 groups". Point i belongs to group i mod groups, so groups differ in
-/// size by at most one point. Throws std::invalid_argument for n = 0, groups < 1, d < 1, negative
-/// or non-finite noise, more groups than points (Blobs, Rings) or n × d > kMaxGeneratedValues.
+/// size by at most one point (UnequalSizes: groups sized by weight, in order). Throws
+/// std::invalid_argument for n = 0, groups < 1, d < 1, negative or non-finite noise, more groups
+/// than points (Blobs, Rings) or n × d > kMaxGeneratedValues.
 DatasetPtr generateDataset(const GeneratorParams& params);
 
-/// "blobs", "rings", "moons", "uniform".
+/// "blobs", "rings", "moons", "uniform", "photo", "anisotropic", "unequal-variances",
+/// "unequal-sizes".
 QString toString(GeneratorKind kind);
+/// One line on what k-means makes of this kind of data (shown beside the view); empty for blobs
+/// and photos.
+QString explanation(GeneratorKind kind);
 /// The inverse of toString (case-insensitive).
 std::optional<GeneratorKind> parseGeneratorKind(const QString& text);
 

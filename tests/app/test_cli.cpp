@@ -307,7 +307,7 @@ TEST(Cli, BadArgumentsExitWithOne) {
       {{"-k", "3"}, "missing INPUT"},
       {{csv, "-k", "3", "--generate", "blobs"}, "either INPUT or --generate"},
       {{"--generate", "spirals", "-k", "3"},
-       "--generate needs blobs, rings, moons, uniform or photo"},
+       "--generate needs blobs, rings, moons, uniform, anisotropic"},
       {{"--generate", "blobs", "-k", "3", "--out-image", "x.png"}, "need an image input"},
       {{"--generate", "rings", "--points", "3", "--groups", "5", "-k", "2"},
        "more groups than points"},

@@ -181,11 +181,79 @@ TEST(Generators, RejectsImpossibleParameters) {
 }
 
 TEST(Generators, KindNamesRoundTrip) {
-  for (GeneratorKind kind : {GeneratorKind::Blobs, GeneratorKind::Rings, GeneratorKind::Moons,
-                             GeneratorKind::Uniform, GeneratorKind::Photo})
+  for (GeneratorKind kind :
+       {GeneratorKind::Blobs, GeneratorKind::Rings, GeneratorKind::Moons, GeneratorKind::Uniform,
+        GeneratorKind::Photo, GeneratorKind::Anisotropic, GeneratorKind::UnequalVariances,
+        GeneratorKind::UnequalSizes})
     EXPECT_EQ(parseGeneratorKind(toString(kind)), kind);
   EXPECT_EQ(parseGeneratorKind(QStringLiteral("MOONS")), GeneratorKind::Moons);
   EXPECT_EQ(parseGeneratorKind(QStringLiteral("spirals")), std::nullopt);
+}
+
+/// Per group: point count and the spread (root mean squared distance to the group mean) along
+/// the group's longest and shortest axis (eigenvalues of its 2 × 2 covariance).
+struct GroupShape {
+  std::size_t count = 0;
+  double longAxis = 0.0, shortAxis = 0.0;
+};
+std::vector<GroupShape> groupShapes(const Dataset& data, int groups) {
+  std::vector<GroupShape> shapes(static_cast<std::size_t>(groups));
+  std::vector<double> mx(static_cast<std::size_t>(groups)), my(static_cast<std::size_t>(groups));
+  for (std::size_t i = 0; i < data.n; ++i) {
+    const auto g = std::size_t(data.groundTruth[i]);
+    ++shapes[g].count;
+    mx[g] += data.values[2 * i];
+    my[g] += data.values[2 * i + 1];
+  }
+  std::vector<double> sxx(static_cast<std::size_t>(groups)), syy(static_cast<std::size_t>(groups)),
+      sxy(static_cast<std::size_t>(groups));
+  for (std::size_t i = 0; i < data.n; ++i) {
+    const auto g = std::size_t(data.groundTruth[i]);
+    const double x = data.values[2 * i] - mx[g] / double(shapes[g].count);
+    const double y = data.values[2 * i + 1] - my[g] / double(shapes[g].count);
+    sxx[g] += x * x;
+    syy[g] += y * y;
+    sxy[g] += x * y;
+  }
+  for (std::size_t g = 0; g < shapes.size(); ++g) {
+    const double c = double(shapes[g].count);
+    const double a = sxx[g] / c, b = syy[g] / c, h = sxy[g] / c;
+    const double mid = (a + b) / 2.0, r = std::sqrt((a - b) * (a - b) / 4.0 + h * h);
+    shapes[g].longAxis = std::sqrt(mid + r);
+    shapes[g].shortAxis = std::sqrt(std::max(0.0, mid - r));
+  }
+  return shapes;
+}
+
+TEST(Generators, TeachingCasesHaveTheirShapesAndExplanations) {
+  GeneratorParams p;
+  p.n = 6000;
+  p.groups = 3;
+  p.noise = 0.05;
+  p.seed = 2;
+  p.kind = GeneratorKind::Anisotropic;
+  for (const GroupShape& s : groupShapes(*generateDataset(p), 3))
+    EXPECT_GT(s.longAxis, 3.0 * s.shortAxis) << "stretched into ellipses";
+  p.kind = GeneratorKind::UnequalVariances;
+  const auto spreads = groupShapes(*generateDataset(p), 3);
+  EXPECT_NEAR(spreads[0].longAxis, 0.4 * 0.05, 0.004);
+  EXPECT_NEAR(spreads[1].longAxis, 1.0 * 0.05, 0.006);
+  EXPECT_NEAR(spreads[2].longAxis, 2.5 * 0.05, 0.015);
+  p.kind = GeneratorKind::UnequalSizes;
+  const DatasetPtr sized = generateDataset(p);
+  const auto sizes = groupShapes(*sized, 3);
+  // Shares 1, 1/4, 1/9 of 49/36: 4408, 1102, 490.
+  EXPECT_EQ(sizes[0].count, 4408u);
+  EXPECT_EQ(sizes[1].count, 1102u);
+  EXPECT_EQ(sizes[2].count, 490u);
+  EXPECT_EQ(sized->d, 2);
+  EXPECT_EQ(sized->displayName, QStringLiteral("Unequal sizes — 6,000 points, 3 groups"));
+  EXPECT_EQ(generateDataset(p)->values, sized->values) << "deterministic";
+  for (GeneratorKind kind :
+       {GeneratorKind::Rings, GeneratorKind::Moons, GeneratorKind::Uniform,
+        GeneratorKind::Anisotropic, GeneratorKind::UnequalVariances, GeneratorKind::UnequalSizes})
+    EXPECT_FALSE(explanation(kind).isEmpty()) << toString(kind).toStdString();
+  EXPECT_TRUE(explanation(GeneratorKind::Blobs).isEmpty());
 }
 
 TEST(Generators, PhotoIsASquareDeterministicImage) {

@@ -267,3 +267,29 @@ TEST(Teaching, CentroidsPlacedByClicksGiveTheSameRunAsTheCli) {
   EXPECT_NEAR(w->views()->frame()->centroids[0], plot->xAxis->pixelToCoord(to.x()), 1e-3);
 }
 #endif
+
+TEST(Teaching, TeachingSamplesSayWhatKMeansMakesOfThem) {
+  QSettings().clear();
+  auto w = std::make_unique<MainWindow>();
+  w->resize(1280, 800);
+  w->show();
+  for (const char* id :
+       {"moons", "anisotropic", "unequal-variances", "unequal-sizes", "rings", "uniform"}) {
+    ASSERT_TRUE(w->openSample(QString::fromLatin1(id))) << id;
+    ASSERT_TRUE(waitFor([&] {
+      const auto& data = w->session().dataset();
+      return data && data->source.contains(QString::fromLatin1(id)) &&
+             w->session().state() == SessionState::Ready;
+    })) << id;
+    auto* note = w->views()->scatter2d()->findChild<QLabel*>(QStringLiteral("viewNote"));
+    ASSERT_NE(note, nullptr);
+    EXPECT_TRUE(note->isVisibleTo(w.get())) << id;
+    EXPECT_FALSE(note->text().isEmpty()) << id;
+  }
+  ASSERT_TRUE(w->openSample(QStringLiteral("blobs")));
+  ASSERT_TRUE(waitFor(
+      [&] { return w->session().dataset() && w->session().dataset()->source.endsWith(".csv"); }));
+  EXPECT_FALSE(
+      w->views()->scatter2d()->findChild<QLabel*>(QStringLiteral("viewNote"))->isVisibleTo(w.get()))
+      << "plain blobs need no warning";
+}

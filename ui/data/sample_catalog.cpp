@@ -52,6 +52,45 @@ std::vector<Sample> buildCatalog() {
   cloudParams.seed = 3;
   cloud.fallback = cloudParams;
   list.push_back(cloud);
+
+  // The textbook cases where k-means struggles, generated (nothing to ship).
+  struct Teaching {
+    const char* id;
+    const char* title;
+    kms::app::GeneratorKind kind;
+    int groups;
+    double noise;
+    int k;
+  };
+  using kms::app::GeneratorKind;
+  const Teaching teaching[] = {
+      {"anisotropic", QT_TRANSLATE_NOOP("Samples", "Stretched blobs"), GeneratorKind::Anisotropic,
+       3, 0.14, 3},
+      {"unequal-variances", QT_TRANSLATE_NOOP("Samples", "Blobs of unequal spread"),
+       GeneratorKind::UnequalVariances, 3, 0.2, 3},
+      {"unequal-sizes", QT_TRANSLATE_NOOP("Samples", "Blobs of unequal size"),
+       GeneratorKind::UnequalSizes, 3, 0.3, 3},
+      {"rings", QT_TRANSLATE_NOOP("Samples", "Rings"), GeneratorKind::Rings, 2, 0.04, 2},
+      {"moons", QT_TRANSLATE_NOOP("Samples", "Two moons"), GeneratorKind::Moons, 2, 0.06, 2},
+      {"uniform", QT_TRANSLATE_NOOP("Samples", "Uniform square (no clusters)"),
+       GeneratorKind::Uniform, 1, 0.0, 4},
+  };
+  for (const Teaching& t : teaching) {
+    Sample s;
+    s.id = QString::fromLatin1(t.id);
+    s.title = tr(t.title);
+    s.description = kms::app::explanation(t.kind);
+    s.k = t.k;
+    kms::app::GeneratorParams params;
+    params.kind = t.kind;
+    params.n = 3000;
+    params.groups = t.groups;
+    params.d = 2;
+    params.noise = t.noise;
+    params.seed = 11;
+    s.fallback = params;
+    list.push_back(s);
+  }
   return list;
 }
 

@@ -16,6 +16,8 @@
 #include "views/scatter_3d_view.h"
 #include "views/scatter_view.h"
 
+#include "io/generators.h"
+
 namespace kms::ui {
 namespace {
 
@@ -180,6 +182,12 @@ void ClusterViews::setDataset(const kms::app::DatasetPtr& dataset, const QImage&
   tabs_->setTabEnabled(int(Tab::Points3D), dataset_->d >= 3);
   image_->view()->setOriginal(original);
   scatter2d_->setDataset(dataset_);
+  // Generated teaching data: what k-means makes of them, above the 2-D view.
+  const QString prefix = QStringLiteral("generator:");
+  const auto kind = dataset_->source.startsWith(prefix)
+                        ? kms::app::parseGeneratorKind(dataset_->source.mid(prefix.size()))
+                        : std::nullopt;
+  scatter2d_->setNote(kind ? kms::app::explanation(*kind) : QString());
   regions_->setEnabled(scatter2d_->regionsAvailable());
   place_->setChecked(false);
   place_->setEnabled(!dataset_->isImage());
