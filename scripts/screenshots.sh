@@ -68,6 +68,13 @@ shot teach-update xvfb --sample blobs --view 2d --regions \
 # Random start, iteration 2's assign: the points that changed cluster are ringed.
 shot teach-changed xvfb --sample blobs --init random --seed 30 --view 2d --half-steps 3
 
+# Which k? The sweep over k = 2..12, best of 4, on the blobs: elbow and silhouette agree on 5.
+echo "screenshots: teach-sweep"
+xvfb-run -a -s "-screen 0 1920x1200x24" env -u QT_QPA_PLATFORM "$studio" --no-persist \
+  --timeout-ms 120000 --sample blobs --sweep 2..12 --restarts 4 \
+  --screenshot "$out/teach-sweep.png" "${extra[@]}"
+test -s "$out/teach-sweep.png"
+
 # 3-D cloud in the OpenGL view, orbitable, converged from a random start.
 shot cloud-3d xvfb --sample cloud --init random --seed 18 --speed 4 --run --view 3d
 

@@ -30,6 +30,7 @@
 #include "io/load.h"
 #include "run_presenter.h"
 #include "studio_actions.h"
+#include "sweep_dialog.h"
 #include "views/cluster_views.h"
 #include "views/graphics_support.h"
 #include "views/image_compare_view.h"
@@ -173,6 +174,7 @@ void MainWindow::connectActions() {
   });
   connect(a.reset, &QAction::triggered, this, [this] { session_->reset(); });
   connect(a.flatOut, &QAction::triggered, this, [this] { controls_->setPace(0.0); });
+  connect(a.sweep, &QAction::triggered, this, [this] { showSweepDialog(); });
   connect(a.resetLayout, &QAction::triggered, this, [this] {
     restoreState(defaultState_);
     for (QDockWidget* d : {controlsDock_, timingDock_, convergenceDock_})
@@ -322,14 +324,37 @@ void MainWindow::generate(const kms::app::GeneratorParams& params, std::optional
   session_->generate(params, k);
 }
 
+SweepDialog* MainWindow::showSweepDialog() {
+  if (!session_->dataset()) {
+    messages_->showMessage(MessageBar::Level::Info, tr("Open or generate data first."));
+    return nullptr;
+  }
+  controls_->flushEdits();
+  auto* dialog = new SweepDialog(session_->dataset(), controls_->settings(), this);
+  dialog->setAttribute(Qt::WA_DeleteOnClose);
+  connect(dialog, &SweepDialog::kChosen, this, [this](int k) {
+    session::RunSettings s = controls_->settings();
+    s.config.k = k;
+    if (s.config.init == kms::InitMethod::Given)
+      s.config.init = kms::InitMethod::GreedyKMeansPlusPlus;
+    s.config.initial_centroids.clear();
+    controls_->setSettings(s);
+    session_->setSettings(s);
+  });
+  dialog->show();
+  return dialog;
+}
+
 void MainWindow::showGeneratorDialog() {
   GeneratorDialog dialog(this);
   dialog.setParams(lastGenerator_);
   if (dialog.exec() != QDialog::Accepted) return;
   const kms::app::GeneratorParams params = dialog.params();
   std::optional<int> k;
-  if (params.kind == kms::app::GeneratorKind::Blobs ||
-      params.kind == kms::app::GeneratorKind::Rings)
+  using kms::app::GeneratorKind;
+  if (params.kind == GeneratorKind::Blobs || params.kind == GeneratorKind::Rings ||
+      params.kind == GeneratorKind::Anisotropic || params.kind == GeneratorKind::UnequalVariances ||
+      params.kind == GeneratorKind::UnequalSizes)
     k = params.groups;
   else if (params.kind == kms::app::GeneratorKind::Moons)
     k = 2;

@@ -28,6 +28,7 @@ class RunHistory;
 class RunPresenter;
 class StatusReadout;
 class StepKeyFilter;
+class SweepDialog;
 class TimingChart;
 struct StudioActions;
 
@@ -52,6 +53,9 @@ class MainWindow : public QMainWindow {
   /// Starts the run again from these centroids (k × d, data units; placed or dragged by hand):
   /// initialisation "placed by hand", k their number, one start, paused at iteration 0.
   void startFromCentroids(const std::vector<float>& centroids);
+
+  /// Opens the k sweep on the current data (null without data); choosing a k there sets it.
+  SweepDialog* showSweepDialog();
 
   /// The window as a picture, 3-D view included.
   QImage grabWindowImage();

@@ -80,6 +80,10 @@ StudioActions::StudioActions(QMainWindow* window) {
   flatOut = make(window, tr("&Flat Out"), tr("Run as fast as possible (speed slider to the end)"),
                  QKeySequence(Qt::CTRL | Qt::Key_F));
 
+  sweep = make(window, tr("&Which k?…"),
+               tr("Cluster for a range of k and compare inertia (elbow), silhouette, "
+                  "Calinski–Harabasz and Davies–Bouldin"),
+               QKeySequence(Qt::CTRL | Qt::Key_K));
   resetLayout = make(window, tr("Reset &Layout"), tr("Put the panels back where they started"));
   about = make(window, tr("&About KMeans Studio"), tr("Version, backend and credits"));
   about->setMenuRole(QAction::AboutRole);
@@ -100,6 +104,8 @@ StudioActions::StudioActions(QMainWindow* window) {
   run->addActions({playPause, stepBack, step, stepWhole, reset});
   run->addSeparator();
   run->addAction(flatOut);
+  run->addSeparator();
+  run->addAction(sweep);
   viewMenu = bar->addMenu(tr("&View"));
   QMenu* help = bar->addMenu(tr("&Help"));
   help->addActions({about, aboutQt});

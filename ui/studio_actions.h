@@ -39,6 +39,7 @@ struct StudioActions {
   QAction* stepBack;   // back half an iteration through the run's history (←)
   QAction* reset;
   QAction* flatOut;
+  QAction* sweep;  // k sweep dialog
   // View
   QMenu* viewMenu;
   QAction* resetLayout;

@@ -10,6 +10,7 @@
 #include "export_controller.h"
 #include "io/load.h"
 #include "main_window.h"
+#include "sweep_dialog.h"
 #include "views/cluster_views.h"
 #include "views/image_compare_view.h"
 #include "views/image_panel.h"
@@ -119,6 +120,23 @@ void ScriptedRun::onDatasetChanged() {
     window_.views()->setCurrentTab(ui::ClusterViews::Tab::Points3D);
   // Commands reach the engine in order, so Play runs with the settings above.
   if (options_.run) window_.session().play();
+  if (options_.sweep) {
+    ui::SweepDialog* dialog = window_.showSweepDialog();
+    if (!dialog) return fail(QStringLiteral("nothing to sweep"));
+    dialog->setRange(options_.sweep->first, options_.sweep->second, options_.restarts.value_or(1));
+    connect(dialog, &ui::SweepDialog::finished, this, [this, dialog] {
+      if (options_.screenshot.isEmpty()) return;
+      QTimer::singleShot(300, this, [this, dialog] {
+        screenshotTaken_ = true;
+        if (!dialog->grab().save(options_.screenshot))
+          return fail(QStringLiteral("%1: could not save the screenshot").arg(options_.screenshot));
+        std::printf("kmeans-studio: screenshot %s\n", qPrintable(options_.screenshot));
+        std::fflush(stdout);
+        exitWith(0);
+      });
+    });
+    dialog->start();
+  }
   if (options_.halfSteps > 0) {
     for (int i = 0; i < options_.halfSteps; ++i)
       window_.session().stepHalf();

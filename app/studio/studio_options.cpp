@@ -1,5 +1,7 @@
 #include "studio_options.h"
 
+#include "core/sweep.h"
+
 #include <QCommandLineParser>
 #include <QCoreApplication>
 #include <QRegularExpression>
@@ -72,6 +74,11 @@ std::optional<StudioOptions> parseStudioOptions(const QCoreApplication& app) {
   const QCommandLineOption run = opt("run", "Start running as soon as the data is ready.");
   const QCommandLineOption initCentroids =
       opt("init-centroids", "Start from the centroids in a CSV file (k rows of d values).", "file");
+  const QCommandLineOption sweep =
+      opt("sweep",
+          "Open the k sweep over A..B and run it (best of --restarts); a screenshot shows "
+          "the sweep.",
+          "A..B");
   const QCommandLineOption regions =
       opt("regions", "Shade the centroids' Voronoi regions in the 2-D view (2-D data).");
   const QCommandLineOption halfSteps =
@@ -100,11 +107,11 @@ std::optional<StudioOptions> parseStudioOptions(const QCoreApplication& app) {
       opt("timeout-ms", "Exit with code 3 if not done after this long.", "ms");
   const QCommandLineOption noPersist = opt("no-persist", "Do not read or write saved settings.");
   for (const auto* o :
-       {&sample,   &open,   &generate,  &points,  &groups,       &dims,        &noise,
-        &k,        &init,   &seed,      &maxIter, &tolerance,    &backend,     &speed,
-        &run,      &view,   &imageMode, &split,   &size,         &screenshot,  &after,
-        &report,   &quit,   &stats,     &timeout, &noPersist,    &colourSpace, &compaction,
-        &restarts, &dither, &halfSteps, &regions, &initCentroids})
+       {&sample,   &open,   &generate,  &points,  &groups,        &dims,        &noise,
+        &k,        &init,   &seed,      &maxIter, &tolerance,     &backend,     &speed,
+        &run,      &view,   &imageMode, &split,   &size,          &screenshot,  &after,
+        &report,   &quit,   &stats,     &timeout, &noPersist,     &colourSpace, &compaction,
+        &restarts, &dither, &halfSteps, &regions, &initCentroids, &sweep})
     parser.addOption(*o);
   parser.addPositionalArgument(QStringLiteral("file"),
                                QStringLiteral("A file to open (like --open)."),
@@ -165,6 +172,13 @@ std::optional<StudioOptions> parseStudioOptions(const QCoreApplication& app) {
     o.run = parser.isSet(run);
     o.regions = parser.isSet(regions);
     o.initCentroids = parser.value(initCentroids);
+    if (parser.isSet(sweep)) {
+      try {
+        o.sweep = kms::app::parseKRange(parser.value(sweep).toStdString());
+      } catch (const std::exception&) {
+        throw Failure{QStringLiteral("--sweep takes a range like 2..12")};
+      }
+    }
     if (parser.isSet(halfSteps)) o.halfSteps = toInt(parser.value(halfSteps), "half-steps", 1);
     if (o.run && o.halfSteps > 0) throw Failure{QStringLiteral("give --run or --half-steps")};
     o.view = parser.value(view).toLower();

@@ -41,6 +41,7 @@ struct StudioOptions {
   int halfSteps = 0;
   bool regions = false;   ///< shade the 2-D view's Voronoi regions
   QString initCentroids;  ///< start from the centroids in this CSV (as kmeans-cli)
+  std::optional<std::pair<int, int>> sweep;  ///< open the k sweep over this range and run it
 
   // Presentation.
   QString view;                                ///< image | 2d | 3d

@@ -5,6 +5,7 @@
 #include <QLineEdit>
 #include <QProcess>
 #include <QSettings>
+#include <QSignalSpy>
 #include <QSlider>
 #include <QSpinBox>
 #include <QTemporaryDir>
@@ -14,8 +15,11 @@
 #include <gtest/gtest.h>
 
 #include "controls_panel.h"
+#include "core/cluster_input.h"
+#include "kmeans/backend.h"
 #include "main_window.h"
 #include "studio_actions.h"
+#include "sweep_dialog.h"
 #include "ui_test_support.h"
 #include "views/cluster_views.h"
 #include "views/scatter_view.h"
@@ -292,4 +296,52 @@ TEST(Teaching, TeachingSamplesSayWhatKMeansMakesOfThem) {
   EXPECT_FALSE(
       w->views()->scatter2d()->findChild<QLabel*>(QStringLiteral("viewNote"))->isVisibleTo(w.get()))
       << "plain blobs need no warning";
+}
+
+TEST(Teaching, SweepDialogFindsTheFiveBlobsAndSetsK) {
+  auto w = blobsWindow();
+  kms::ui::SweepDialog* dialog = w->showSweepDialog();
+  ASSERT_NE(dialog, nullptr);
+  dialog->setRange(2, 8, 2);
+  QSignalSpy done(dialog, &kms::ui::SweepDialog::finished);
+  dialog->start();
+  ASSERT_TRUE(waitFor([&] { return done.count() == 1; }, 60000));
+  const kms::app::SweepResult& result = dialog->result();
+  ASSERT_EQ(result.rows.size(), 7u);
+  EXPECT_FALSE(result.cancelled);
+  EXPECT_EQ(result.elbowK, 5);
+  // The same numbers as the sweep run directly on the same data and settings.
+  const auto input = kms::app::ClusteringInput::build(w->session().dataset(),
+                                                      w->controls()->settings().clustering);
+  auto engine = kms::createCpuEngine(2);
+  engine->setData(input->view());
+  kms::app::SweepOptions options;
+  options.kFrom = 2;
+  options.kTo = 8;
+  options.restarts = 2;
+  options.base = w->controls()->settings().config;
+  const kms::app::SweepResult direct = kms::app::runSweep(*engine, input->view(), options);
+  for (std::size_t i = 0; i < direct.rows.size(); ++i) {
+    EXPECT_EQ(result.rows[i].inertia, direct.rows[i].inertia) << "k = " << direct.rows[i].k;
+    EXPECT_EQ(result.rows[i].silhouette, direct.rows[i].silhouette) << "k = " << direct.rows[i].k;
+  }
+  // Choosing a row sets k in the window.
+  dialog->table()->selectRow(3);  // k = 5
+  emit dialog->table()->cellDoubleClicked(3, 0);
+  EXPECT_TRUE(waitFor([&] { return w->views()->frame() && w->views()->frame()->k == 5; }));
+  EXPECT_EQ(w->controls()->settings().config.k, 5);
+}
+
+TEST(Teaching, SweepCanBeCancelled) {
+  auto w = blobsWindow();
+  kms::ui::SweepDialog* dialog = w->showSweepDialog();
+  ASSERT_NE(dialog, nullptr);
+  dialog->setRange(2, 256, 4);
+  QSignalSpy done(dialog, &kms::ui::SweepDialog::finished);
+  dialog->start();
+  ASSERT_TRUE(dialog->running());
+  dialog->cancel();
+  ASSERT_TRUE(waitFor([&] { return done.count() == 1; }, 10000)) << "stops after one start";
+  EXPECT_TRUE(dialog->result().cancelled);
+  EXPECT_LT(dialog->result().rows.size(), 255u);
 }
