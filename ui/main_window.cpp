@@ -76,6 +76,7 @@ MainWindow::MainWindow(QWidget* parent)
                                  *readout_, *actions_, *controls_, *exporter_},
                                 this);
   stepKeys_ = new StepKeyFilter(this);
+  normalFontSize_ = font().pointSizeF();
   connectActions();
   connectSession();
   rebuildRecentMenu();
@@ -109,15 +110,14 @@ void MainWindow::buildLayout() {
   timing_ = createTimingChart(this);
   convergence_ = new ConvergenceChart(this);
   // The settings scroll when the window is too short for all of them.
-  auto* controlsScroll = new QScrollArea(this);
+  controlsScroll_ = new QScrollArea(this);
+  auto* controlsScroll = controlsScroll_;
   controlsScroll->setObjectName(QStringLiteral("settingsScroll"));
   controlsScroll->setWidget(controls_);
   controlsScroll->setWidgetResizable(true);
   controlsScroll->setFrameShape(QFrame::NoFrame);
   controlsScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-  // As wide as the settings need (the dock would otherwise squeeze them), plus the scroll bar.
-  controlsScroll->setMinimumWidth(controls_->minimumSizeHint().width() +
-                                  controlsScroll->verticalScrollBar()->sizeHint().width());
+  fitSettingsWidth();
   controlsDock_ = dock(this, tr("Settings"), QStringLiteral("settingsDock"), controlsScroll);
   timingDock_ = dock(this, tr("Timing"), QStringLiteral("timingDock"), timing_);
   convergenceDock_ = dock(this, tr("Convergence"), QStringLiteral("convergenceDock"), convergence_);
@@ -133,6 +133,7 @@ void MainWindow::buildLayout() {
   for (QDockWidget* d : {controlsDock_, timingDock_, convergenceDock_})
     actions_->viewMenu->addAction(d->toggleViewAction());
   actions_->viewMenu->addSeparator();
+  actions_->viewMenu->addAction(actions_->presentation);
   actions_->viewMenu->addAction(actions_->resetLayout);
 }
 
@@ -175,6 +176,14 @@ void MainWindow::connectActions() {
   connect(a.reset, &QAction::triggered, this, [this] { session_->reset(); });
   connect(a.flatOut, &QAction::triggered, this, [this] { controls_->setPace(0.0); });
   connect(a.sweep, &QAction::triggered, this, [this] { showSweepDialog(); });
+  connect(a.presentation, &QAction::toggled, this, [this](bool on) {
+    views_->setPresentation(on);
+    // The whole window's text a third larger, so the settings and charts read from the back.
+    QFont f = font();
+    f.setPointSizeF(on ? normalFontSize_ * 1.35 : normalFontSize_);
+    setFont(f);
+    fitSettingsWidth();
+  });
   connect(a.resetLayout, &QAction::triggered, this, [this] {
     restoreState(defaultState_);
     for (QDockWidget* d : {controlsDock_, timingDock_, convergenceDock_})
@@ -322,6 +331,13 @@ bool MainWindow::openSample(const QString& id) {
 void MainWindow::generate(const kms::app::GeneratorParams& params, std::optional<int> k) {
   lastGenerator_ = params;
   session_->generate(params, k);
+}
+
+void MainWindow::fitSettingsWidth() {
+  // As wide as the settings need (the dock would otherwise squeeze them), plus the scroll bar.
+  if (controls_->layout()) controls_->layout()->activate();
+  controlsScroll_->setMinimumWidth(controls_->minimumSizeHint().width() +
+                                   controlsScroll_->verticalScrollBar()->sizeHint().width());
 }
 
 SweepDialog* MainWindow::showSweepDialog() {

@@ -14,6 +14,8 @@
 class QDockWidget;
 class QMimeData;
 
+class QScrollArea;
+
 namespace kms::ui {
 
 class ClusterViews;
@@ -104,6 +106,9 @@ class MainWindow : public QMainWindow {
   QDockWidget* convergenceDock_ = nullptr;
   StatusReadout* readout_ = nullptr;
   StepKeyFilter* stepKeys_ = nullptr;
+  double normalFontSize_ = 0.0;  // the window's font size outside presentation mode
+  QScrollArea* controlsScroll_ = nullptr;
+  void fitSettingsWidth();
   std::unique_ptr<ExportController> exporter_;
   RunPresenter* presenter_ = nullptr;
   QByteArray defaultState_;

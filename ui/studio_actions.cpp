@@ -85,6 +85,10 @@ StudioActions::StudioActions(QMainWindow* window) {
                   "Calinski–Harabasz and Davies–Bouldin"),
                QKeySequence(Qt::CTRL | Qt::Key_K));
   resetLayout = make(window, tr("Reset &Layout"), tr("Put the panels back where they started"));
+  presentation = make(window, tr("&Presentation Mode"),
+                      tr("Larger points, centroids, trails and text, for a projector"),
+                      QKeySequence(Qt::Key_F5));
+  presentation->setCheckable(true);
   about = make(window, tr("&About KMeans Studio"), tr("Version, backend and credits"));
   about->setMenuRole(QAction::AboutRole);
   aboutQt = make(window, tr("About &Qt"), tr("The Qt version in use"));

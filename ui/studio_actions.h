@@ -43,6 +43,7 @@ struct StudioActions {
   // View
   QMenu* viewMenu;
   QAction* resetLayout;
+  QAction* presentation;  // checkable: large drawing and text for projectors
   // Help
   QAction* about;
   QAction* aboutQt;

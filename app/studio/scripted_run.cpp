@@ -10,6 +10,7 @@
 #include "export_controller.h"
 #include "io/load.h"
 #include "main_window.h"
+#include "studio_actions.h"
 #include "sweep_dialog.h"
 #include "views/cluster_views.h"
 #include "views/image_compare_view.h"
@@ -116,6 +117,7 @@ void ScriptedRun::onDatasetChanged() {
   if (options_.view == QLatin1String("2d"))
     window_.views()->setCurrentTab(ui::ClusterViews::Tab::Points2D);
   if (options_.regions) window_.views()->setRegionsVisible(true);
+  if (options_.presentation) window_.actions().presentation->setChecked(true);
   if (options_.view == QLatin1String("3d"))
     window_.views()->setCurrentTab(ui::ClusterViews::Tab::Points3D);
   // Commands reach the engine in order, so Play runs with the settings above.

@@ -79,6 +79,8 @@ std::optional<StudioOptions> parseStudioOptions(const QCoreApplication& app) {
           "Open the k sweep over A..B and run it (best of --restarts); a screenshot shows "
           "the sweep.",
           "A..B");
+  const QCommandLineOption presentation =
+      opt("presentation", "Presentation mode: larger points, centroids, trails and text.");
   const QCommandLineOption regions =
       opt("regions", "Shade the centroids' Voronoi regions in the 2-D view (2-D data).");
   const QCommandLineOption halfSteps =
@@ -111,7 +113,7 @@ std::optional<StudioOptions> parseStudioOptions(const QCoreApplication& app) {
         &k,        &init,   &seed,      &maxIter, &tolerance,     &backend,     &speed,
         &run,      &view,   &imageMode, &split,   &size,          &screenshot,  &after,
         &report,   &quit,   &stats,     &timeout, &noPersist,     &colourSpace, &compaction,
-        &restarts, &dither, &halfSteps, &regions, &initCentroids, &sweep})
+        &restarts, &dither, &halfSteps, &regions, &initCentroids, &sweep,       &presentation})
     parser.addOption(*o);
   parser.addPositionalArgument(QStringLiteral("file"),
                                QStringLiteral("A file to open (like --open)."),
@@ -171,6 +173,7 @@ std::optional<StudioOptions> parseStudioOptions(const QCoreApplication& app) {
     }
     o.run = parser.isSet(run);
     o.regions = parser.isSet(regions);
+    o.presentation = parser.isSet(presentation);
     o.initCentroids = parser.value(initCentroids);
     if (parser.isSet(sweep)) {
       try {

@@ -345,3 +345,14 @@ TEST(Teaching, SweepCanBeCancelled) {
   EXPECT_TRUE(dialog->result().cancelled);
   EXPECT_LT(dialog->result().rows.size(), 255u);
 }
+
+TEST(Teaching, PresentationModeDrawsLarger) {
+  auto w = blobsWindow();
+  const double before = w->font().pointSizeF();
+  w->actions().presentation->setChecked(true);
+  EXPECT_EQ(w->views()->scatter2d()->drawingScale(), 1.8);
+  EXPECT_GT(w->font().pointSizeF(), before * 1.3);
+  w->actions().presentation->setChecked(false);
+  EXPECT_EQ(w->views()->scatter2d()->drawingScale(), 1.0);
+  EXPECT_EQ(w->font().pointSizeF(), before);
+}

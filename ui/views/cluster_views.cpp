@@ -228,6 +228,11 @@ bool ClusterViews::tabEnabled(Tab tab) const {
   return tabs_->isTabEnabled(int(tab));
 }
 
+void ClusterViews::setPresentation(bool on) {
+  scatter2d_->setPresentation(on);
+  if (projection_) projection_->setPresentation(on);
+}
+
 void ClusterViews::setTrailsVisible(bool visible) {
   trails_->setChecked(visible);
 }

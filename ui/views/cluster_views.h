@@ -58,6 +58,8 @@ class ClusterViews : public QWidget {
   const std::vector<QColor>& colours() const { return colours_; }
   /// The 2-D view's Voronoi regions (on for data of at most two dimensions).
   void setRegionsVisible(bool visible);
+  /// Presentation mode of the point views (larger points, centroids, trails and text).
+  void setPresentation(bool on);
 
  signals:
   void trailsToggled(bool visible);

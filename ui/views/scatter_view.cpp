@@ -341,7 +341,7 @@ void ScatterView::rebuildGraphs(int k) {
 
 void ScatterView::redrawPoints() {
   if (!dataset_) return;
-  const double size = pointSize(sample_.size());
+  const double size = pointSize(sample_.size()) * scale_;
   const std::size_t clusters = pointGraphs_.size() / kSizeClasses;
   const bool labelled =
       frame_ && frame_->labels.size() == dataset_->n && int(clusters) == frame_->k;
@@ -384,8 +384,9 @@ void ScatterView::redrawCentroids() {
     }
     const QColor colour = c < colours_.size() ? colours_[c] : kUnlabelled;
     const QPointF at = projectPoint(&frame_->centroids[c * d]);
-    centroidGraphs_[c]->setScatterStyle(QCPScatterStyle(
-        QCPScatterStyle::ssCircle, QPen(QColor(0x1f, 0x29, 0x37), 2.0), colour, 15));
+    centroidGraphs_[c]->setScatterStyle(
+        QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(QColor(0x1f, 0x29, 0x37), 2.0 * scale_),
+                        colour, 15 * scale_));
     centroidGraphs_[c]->data()->set({QCPGraphData(at.x(), at.y())}, true);
     QVector<QCPCurveData> trail;
     trail.reserve(int(history_.size()));
@@ -396,9 +397,9 @@ void ScatterView::redrawCentroids() {
       trail.push_back(QCPCurveData(double(iteration), p.x(), p.y()));
     }
     QCPCurve* curve = trailCurves_[c];
-    curve->setPen(QPen(colour.darker(160), 2.0));
-    curve->setScatterStyle(
-        QCPScatterStyle(QCPScatterStyle::ssDisc, colour.darker(160), colour.darker(160), 5));
+    curve->setPen(QPen(colour.darker(160), 2.0 * scale_));
+    curve->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, colour.darker(160),
+                                           colour.darker(160), 5 * scale_));
     curve->data()->set(trail, true);
   }
 }
@@ -442,6 +443,25 @@ void ScatterView::showFrame(const session::FramePtr& frame, const std::vector<QC
   plot_->replot(QCustomPlot::rpQueuedReplot);
 }
 
+void ScatterView::setPresentation(bool on) {
+  scale_ = on ? 1.8 : 1.0;
+  QFont titleFont = font();
+  titleFont.setPointSizeF(titleFont.pointSizeF() * (on ? 1.4 : 0.95));
+  title_->setFont(titleFont);
+  for (QCPAxis* axis : {plot_->xAxis, plot_->yAxis}) {
+    QFont f = font();
+    f.setPointSizeF(f.pointSizeF() * (on ? 1.4 : 1.0));
+    axis->setTickLabelFont(f);
+    axis->setLabelFont(f);
+  }
+  if (frame_) {
+    redrawPoints();
+    redrawCentroids();
+    redrawChanges();
+  }
+  plot_->replot(QCustomPlot::rpQueuedReplot);
+}
+
 void ScatterView::setRegionsVisible(bool visible) {
   if (regions_) regions_->setVisible(visible && regionsAvailable());
 }
@@ -475,7 +495,7 @@ void ScatterView::redrawChanges() {
     std::sort(rings.begin(), rings.end(),
               [](const QCPGraphData& a, const QCPGraphData& b) { return a.key < b.key; });
   }
-  const double size = pointSize(sample_.size()) + 4.0;
+  const double size = pointSize(sample_.size()) * scale_ + 4.0;
   changed_->setScatterStyle(QCPScatterStyle(
       QCPScatterStyle::ssCircle, QPen(QColor(0x11, 0x18, 0x27, 170), 1.0), Qt::NoBrush, size));
   changed_->data()->set(rings, true);

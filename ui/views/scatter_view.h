@@ -55,6 +55,9 @@ class ScatterView : public QWidget {
   /// The 2-D view's Voronoi regions of the centroids (data of at most two dimensions, where the
   /// plot's plane is the data's space; with more, the nearest centroid depends on hidden ones).
   void setRegionsVisible(bool visible);
+  /// For projectors: points, centroids, trails and text drawn larger.
+  void setPresentation(bool on);
+  double drawingScale() const { return scale_; }
   bool regionsAvailable() const;
   VoronoiLayer* regions() const { return regions_; }
   /// A line above the plot (why this is a projection, what to do).
@@ -144,6 +147,7 @@ class ScatterView : public QWidget {
   QRectF box_;              // what a fit shows, in plot coordinates
   std::uint64_t framesShown_ = 0;
 
+  double scale_ = 1.0;  // presentation mode: 1.8
   bool placing_ = false;
   std::vector<float> placed_;   // placing: the centroids placed so far (k × d)
   int dragging_ = -1;           // the centroid being dragged
