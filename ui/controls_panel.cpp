@@ -240,6 +240,11 @@ QWidget* ControlsPanel::buildRunGroup(const StudioActions& actions) {
   timelineRow->addWidget(new QLabel(tr("Iteration"), group));
   timelineRow->addWidget(timeline_, 1);
   timelineRow->addWidget(timelineLabel_);
+  timelineMarks_ = new QLabel(group);
+  timelineMarks_->setObjectName(QStringLiteral("timelineMarks"));
+  timelineMarks_->setWordWrap(true);
+  timelineMarks_->setStyleSheet(QStringLiteral("color: #9a3412;"));
+  timelineMarks_->setVisible(false);
   auto* startRow = new QHBoxLayout;
   startRow->addWidget(startLabel_);
   startRow->addWidget(start_, 1);
@@ -249,6 +254,7 @@ QWidget* ControlsPanel::buildRunGroup(const StudioActions& actions) {
   layout->addLayout(buttons);
   layout->addLayout(speedRow);
   layout->addLayout(timelineRow);
+  layout->addWidget(timelineMarks_);
   layout->addLayout(startRow);
   updateSpeedLabel();
   return group;
@@ -365,8 +371,17 @@ void ControlsPanel::setStartProgress(int start, int starts) {
   startLabel_->setText(tr("Start %1 of %2 running flat out…").arg(start + 1).arg(starts));
 }
 
-void ControlsPanel::setTimeline(int shown, int latest, bool enabled) {
+void ControlsPanel::setTimeline(int shown, int latest, bool enabled,
+                                const std::vector<int>& emptied) {
   updating_ = true;
+  QStringList at;
+  for (const int iteration : emptied)
+    at << QString::number(iteration);
+  if (at.size() > 12) at = at.mid(0, 12) << QStringLiteral("…");
+  timelineMarks_->setText(at.isEmpty() ? QString()
+                                       : tr("<small>Clusters went empty at iteration %1</small>")
+                                             .arg(at.join(QStringLiteral(", "))));
+  timelineMarks_->setVisible(!at.isEmpty());
   timeline_->setRange(0, std::max(0, latest));
   timeline_->setValue(std::clamp(shown, 0, std::max(0, latest)));
   timelineLabel_->setText(tr("%1 / %2").arg(timeline_->value()).arg(timeline_->maximum()));

@@ -46,7 +46,8 @@ class ControlsPanel : public QWidget {
   /// Best of N: start `start` (0-based) of `starts` is running.
   void setStartProgress(int start, int starts);
   /// The timeline: iteration `shown` of `latest`; the user can scrub it when `enabled`.
-  void setTimeline(int shown, int latest, bool enabled);
+  void setTimeline(int shown, int latest, bool enabled, const std::vector<int>& emptied = {});
+  QLabel* timelineMarks() const { return timelineMarks_; }
   /// Applies a pending debounced edit at once (tests, before Play).
   void flushEdits();
 
@@ -94,6 +95,7 @@ class ControlsPanel : public QWidget {
   QSlider* timeline_;
   std::vector<float> given_;  // centroids placed by hand, while the initialisation uses them
   QLabel* timelineLabel_;
+  QLabel* timelineMarks_;  // iterations where clusters went empty
   QTimer timelineDebounce_;
   QLabel* speedLabel_;
   QTimer debounce_;

@@ -89,9 +89,12 @@ void RunPresenter::updateTimeline() {
   const SessionState state = p_.session.state();
   const int latest = std::max(shownIteration_, int(p_.history.records().size()));
   const bool history = p_.session.settings().restarts == 1;
+  std::vector<int> emptied;  // the timeline's marks: iterations that re-seeded empty clusters
+  for (const auto& record : p_.history.records())
+    if (record.stats.empty_clusters > 0) emptied.push_back(record.stats.iteration);
   p_.controls.setTimeline(
       shownIteration_, latest,
-      history && state != SessionState::Running && state != SessionState::Preparing);
+      history && state != SessionState::Running && state != SessionState::Preparing, emptied);
 }
 
 void RunPresenter::updateActions() {

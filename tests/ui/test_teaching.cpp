@@ -356,3 +356,21 @@ TEST(Teaching, PresentationModeDrawsLarger) {
   EXPECT_EQ(w->views()->scatter2d()->drawingScale(), 1.0);
   EXPECT_EQ(w->font().pointSizeF(), before);
 }
+
+TEST(Teaching, EmptyClustersAreMarkedOnTheTimelineAndInTheView) {
+  auto w = blobsWindow();
+  // A centroid far outside the data gets no points in the first iteration.
+  w->startFromCentroids({-0.5f, 1.0f, 0.5f, -0.5f, 40.0f, 40.0f});
+  ASSERT_TRUE(waitFor([&] {
+    const auto& f = w->views()->frame();
+    return f && f->k == 3 && f->iteration == 0;
+  }));
+  w->actions().stepWhole->trigger();
+  ASSERT_TRUE(shows(*w, 1, StepPhase::Whole));
+  EXPECT_EQ(w->views()->frame()->stats.empty_clusters, 1);
+  EXPECT_TRUE(w->views()->scatter2d()->title().contains(QStringLiteral("went empty")))
+      << w->views()->scatter2d()->title().toStdString();
+  QLabel* marks = w->controls()->timelineMarks();
+  ASSERT_TRUE(waitFor([&] { return marks->isVisibleTo(w.get()); }));
+  EXPECT_TRUE(marks->text().contains(QStringLiteral("iteration 1"))) << marks->text().toStdString();
+}

@@ -24,6 +24,11 @@ QString stepPhaseTitle(const session::Frame& frame) {
   } else if (frame.phase == StepPhase::Update) {
     text += tr(" · update: each centroid to the mean of its points");
   }
+  if (frame.phase != StepPhase::Assign && frame.stats.empty_clusters > 0)
+    text += frame.stats.empty_clusters == 1
+                ? tr(" · a cluster went empty (re-seeded unless kept)")
+                : tr(" · %1 clusters went empty (re-seeded unless kept)")
+                      .arg(frame.stats.empty_clusters);
   if (frame.iteration < frame.latestIteration)
     text += tr(" (looking back; the run is at %1)").arg(frame.latestIteration);
   return text;
