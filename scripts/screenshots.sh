@@ -75,6 +75,13 @@ xvfb-run -a -s "-screen 0 1920x1200x24" env -u QT_QPA_PLATFORM "$studio" --no-pe
   --screenshot "$out/teach-sweep.png" "${extra[@]}"
 test -s "$out/teach-sweep.png"
 
+# Compare initialisations: k-means++ (seed 4) against random points (seed 5), two half-steps.
+echo "screenshots: teach-compare"
+xvfb-run -a -s "-screen 0 1920x1200x24" env -u QT_QPA_PLATFORM "$studio" --no-persist \
+  --timeout-ms 120000 --sample moons --seed 4 --compare --half-steps 4 \
+  --screenshot "$out/teach-compare.png" "${extra[@]}"
+test -s "$out/teach-compare.png"
+
 # 3-D cloud in the OpenGL view, orbitable, converged from a random start.
 shot cloud-3d xvfb --sample cloud --init random --seed 18 --speed 4 --run --view 3d
 

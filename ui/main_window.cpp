@@ -18,6 +18,7 @@
 
 #include "charts/convergence_chart.h"
 #include "charts/timing_chart.h"
+#include "compare_dialog.h"
 #include "controls_panel.h"
 #include "core/format.h"
 #include "data/frame_pump.h"
@@ -176,6 +177,7 @@ void MainWindow::connectActions() {
   connect(a.reset, &QAction::triggered, this, [this] { session_->reset(); });
   connect(a.flatOut, &QAction::triggered, this, [this] { controls_->setPace(0.0); });
   connect(a.sweep, &QAction::triggered, this, [this] { showSweepDialog(); });
+  connect(a.compare, &QAction::triggered, this, [this] { showCompareDialog(); });
   connect(a.presentation, &QAction::toggled, this, [this](bool on) {
     views_->setPresentation(on);
     // The whole window's text a third larger, so the settings and charts read from the back.
@@ -338,6 +340,21 @@ void MainWindow::fitSettingsWidth() {
   if (controls_->layout()) controls_->layout()->activate();
   controlsScroll_->setMinimumWidth(controls_->minimumSizeHint().width() +
                                    controlsScroll_->verticalScrollBar()->sizeHint().width());
+}
+
+CompareDialog* MainWindow::showCompareDialog() {
+  const auto& data = session_->dataset();
+  if (!data || data->isImage()) {
+    messages_->showMessage(MessageBar::Level::Info,
+                           tr("Comparing initialisations needs a point set: open or generate "
+                              "one first."));
+    return nullptr;
+  }
+  controls_->flushEdits();
+  auto* dialog = new CompareDialog(data, controls_->settings(), this);
+  dialog->setAttribute(Qt::WA_DeleteOnClose);
+  dialog->show();
+  return dialog;
 }
 
 SweepDialog* MainWindow::showSweepDialog() {

@@ -31,6 +31,7 @@ class RunPresenter;
 class StatusReadout;
 class StepKeyFilter;
 class SweepDialog;
+class CompareDialog;
 class TimingChart;
 struct StudioActions;
 
@@ -58,6 +59,8 @@ class MainWindow : public QMainWindow {
 
   /// Opens the k sweep on the current data (null without data); choosing a k there sets it.
   SweepDialog* showSweepDialog();
+  /// Opens two runs side by side on the current point data (null without, or for pictures).
+  CompareDialog* showCompareDialog();
 
   /// The window as a picture, 3-D view included.
   QImage grabWindowImage();

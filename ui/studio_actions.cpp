@@ -84,6 +84,9 @@ StudioActions::StudioActions(QMainWindow* window) {
                tr("Cluster for a range of k and compare inertia (elbow), silhouette, "
                   "Calinski–Harabasz and Davies–Bouldin"),
                QKeySequence(Qt::CTRL | Qt::Key_K));
+  compare = make(window, tr("&Compare Initialisations…"),
+                 tr("Two set-ups side by side on the same data, stepped together"),
+                 QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_K));
   resetLayout = make(window, tr("Reset &Layout"), tr("Put the panels back where they started"));
   presentation = make(window, tr("&Presentation Mode"),
                       tr("Larger points, centroids, trails and text, for a projector"),
@@ -110,6 +113,7 @@ StudioActions::StudioActions(QMainWindow* window) {
   run->addAction(flatOut);
   run->addSeparator();
   run->addAction(sweep);
+  run->addAction(compare);
   viewMenu = bar->addMenu(tr("&View"));
   QMenu* help = bar->addMenu(tr("&Help"));
   help->addActions({about, aboutQt});

@@ -39,7 +39,8 @@ struct StudioActions {
   QAction* stepBack;   // back half an iteration through the run's history (←)
   QAction* reset;
   QAction* flatOut;
-  QAction* sweep;  // k sweep dialog
+  QAction* sweep;    // k sweep dialog
+  QAction* compare;  // two initialisations side by side
   // View
   QMenu* viewMenu;
   QAction* resetLayout;

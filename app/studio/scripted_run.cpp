@@ -5,6 +5,7 @@
 
 #include <cstdio>
 
+#include "compare_dialog.h"
 #include "controls_panel.h"
 #include "data/run_history.h"
 #include "export_controller.h"
@@ -138,6 +139,24 @@ void ScriptedRun::onDatasetChanged() {
       });
     });
     dialog->start();
+  }
+  if (options_.compare) {
+    ui::CompareDialog* dialog = window_.showCompareDialog();
+    if (!dialog) return fail(QStringLiteral("nothing to compare"));
+    dialog->setSide(0, kms::InitMethod::KMeansPlusPlus, window_.controls()->settings().config.seed);
+    dialog->setSide(1, kms::InitMethod::Random, window_.controls()->settings().config.seed + 1);
+    for (int i = 0; i < options_.halfSteps; ++i)
+      dialog->stepHalf();
+    if (!options_.screenshot.isEmpty())
+      QTimer::singleShot(1500, this, [this, dialog] {
+        screenshotTaken_ = true;
+        if (!dialog->grab().save(options_.screenshot))
+          return fail(QStringLiteral("%1: could not save the screenshot").arg(options_.screenshot));
+        std::printf("kmeans-studio: screenshot %s\n", qPrintable(options_.screenshot));
+        std::fflush(stdout);
+        exitWith(0);
+      });
+    return;
   }
   if (options_.halfSteps > 0) {
     for (int i = 0; i < options_.halfSteps; ++i)

@@ -79,6 +79,10 @@ std::optional<StudioOptions> parseStudioOptions(const QCoreApplication& app) {
           "Open the k sweep over A..B and run it (best of --restarts); a screenshot shows "
           "the sweep.",
           "A..B");
+  const QCommandLineOption compare =
+      opt("compare",
+          "Open Compare Initialisations (k-means++ against random); --half-steps steps "
+          "both; a screenshot shows the comparison.");
   const QCommandLineOption presentation =
       opt("presentation", "Presentation mode: larger points, centroids, trails and text.");
   const QCommandLineOption regions =
@@ -109,11 +113,12 @@ std::optional<StudioOptions> parseStudioOptions(const QCoreApplication& app) {
       opt("timeout-ms", "Exit with code 3 if not done after this long.", "ms");
   const QCommandLineOption noPersist = opt("no-persist", "Do not read or write saved settings.");
   for (const auto* o :
-       {&sample,   &open,   &generate,  &points,  &groups,        &dims,        &noise,
-        &k,        &init,   &seed,      &maxIter, &tolerance,     &backend,     &speed,
-        &run,      &view,   &imageMode, &split,   &size,          &screenshot,  &after,
-        &report,   &quit,   &stats,     &timeout, &noPersist,     &colourSpace, &compaction,
-        &restarts, &dither, &halfSteps, &regions, &initCentroids, &sweep,       &presentation})
+       {&sample,    &open,       &generate,      &points,     &groups,       &dims,
+        &noise,     &k,          &init,          &seed,       &maxIter,      &tolerance,
+        &backend,   &speed,      &run,           &view,       &imageMode,    &split,
+        &size,      &screenshot, &after,         &report,     &quit,         &stats,
+        &timeout,   &noPersist,  &colourSpace,   &compaction, &restarts,     &dither,
+        &halfSteps, &regions,    &initCentroids, &sweep,      &presentation, &compare})
     parser.addOption(*o);
   parser.addPositionalArgument(QStringLiteral("file"),
                                QStringLiteral("A file to open (like --open)."),
@@ -174,6 +179,7 @@ std::optional<StudioOptions> parseStudioOptions(const QCoreApplication& app) {
     o.run = parser.isSet(run);
     o.regions = parser.isSet(regions);
     o.presentation = parser.isSet(presentation);
+    o.compare = parser.isSet(compare);
     o.initCentroids = parser.value(initCentroids);
     if (parser.isSet(sweep)) {
       try {

@@ -41,7 +41,8 @@ struct StudioOptions {
   int halfSteps = 0;
   bool regions = false;       ///< shade the 2-D view's Voronoi regions
   bool presentation = false;  ///< presentation mode (large drawing and text)
-  QString initCentroids;      ///< start from the centroids in this CSV (as kmeans-cli)
+  bool compare = false;   ///< open Compare Initialisations; --half-steps step both; screenshot it
+  QString initCentroids;  ///< start from the centroids in this CSV (as kmeans-cli)
   std::optional<std::pair<int, int>> sweep;  ///< open the k sweep over this range and run it
 
   // Presentation.

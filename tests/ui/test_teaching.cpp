@@ -14,6 +14,7 @@
 
 #include <gtest/gtest.h>
 
+#include "compare_dialog.h"
 #include "controls_panel.h"
 #include "core/cluster_input.h"
 #include "kmeans/backend.h"
@@ -373,4 +374,53 @@ TEST(Teaching, EmptyClustersAreMarkedOnTheTimelineAndInTheView) {
   QLabel* marks = w->controls()->timelineMarks();
   ASSERT_TRUE(waitFor([&] { return marks->isVisibleTo(w.get()); }));
   EXPECT_TRUE(marks->text().contains(QStringLiteral("iteration 1"))) << marks->text().toStdString();
+}
+
+TEST(Teaching, CompareStepsTwoInitialisationsTogether) {
+  auto w = blobsWindow();
+  kms::ui::CompareDialog* compare = w->showCompareDialog();
+  ASSERT_NE(compare, nullptr);
+  compare->setSide(0, kms::InitMethod::KMeansPlusPlus, 2);
+  compare->setSide(1, kms::InitMethod::Random, 30);
+  const auto at = [&](int side, int iteration, StepPhase phase) {
+    return waitFor([&] {
+      const auto& f = compare->frame(side);
+      return f && f->iteration == iteration && f->phase == phase;
+    });
+  };
+  ASSERT_TRUE(at(0, 0, StepPhase::Whole) && at(1, 0, StepPhase::Whole));
+  for (int t = 1; t <= 3; ++t) {
+    compare->stepWhole();
+    ASSERT_TRUE(at(0, t, StepPhase::Whole)) << "A, iteration " << t;
+    ASSERT_TRUE(at(1, t, StepPhase::Whole)) << "B, iteration " << t;
+  }
+  compare->stepBack();
+  ASSERT_TRUE(at(0, 3, StepPhase::Assign) && at(1, 3, StepPhase::Assign)) << "back together";
+  EXPECT_TRUE(
+      waitFor([&] { return compare->curvePoints(0) == 3 && compare->curvePoints(1) == 3; }));
+  // Each side is the run it would be alone.
+  const auto& data = w->session().dataset();
+  const std::pair<kms::InitMethod, std::uint64_t> setups[2] = {{kms::InitMethod::KMeansPlusPlus, 2},
+                                                               {kms::InitMethod::Random, 30}};
+  for (int side = 0; side < 2; ++side) {
+    auto engine = kms::createCpuEngine(1);
+    engine->setData(data->view());
+    kms::KMeansConfig config = w->controls()->settings().config;
+    config.init = setups[side].first;
+    config.seed = setups[side].second;
+    engine->initialize(config);
+    kms::IterationStats stats;
+    for (int t = 0; t < 3; ++t)
+      stats = engine->step();
+    EXPECT_EQ(compare->frame(side)->stats.inertia, stats.inertia) << "side " << side;
+  }
+  EXPECT_NE(compare->frame(0)->stats.inertia, compare->frame(1)->stats.inertia)
+      << "two different starts";
+  // Linked views: panning A moves B.
+  QCustomPlot* a = compare->view(0)->plot();
+  QCustomPlot* b = compare->view(1)->plot();
+  a->xAxis->setRange(-0.5, 0.25);
+  EXPECT_EQ(b->xAxis->range().lower, -0.5);
+  EXPECT_EQ(b->xAxis->range().upper, 0.25);
+  compare->close();
 }
