@@ -16,12 +16,14 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <random>
 #include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "bench_cases.h"
+#include "core/sweep.h"
 #include "kmeans/backend.h"
 #include "kmeans/compact.h"
 #include "kmeans/device_ceilings.h"
@@ -39,8 +41,9 @@ struct Options {
   int warmup = 10;
   int cpu_iterations = 5;
   std::string markdown;
-  std::string only;  // run only cases whose name contains this
-  std::string photo;  // binary PPM of a real photograph
+  std::string only;       // run only cases whose name contains this
+  std::size_t sweep = 0;  // --sweep N: time a k = 2..20 sweep, best of 4, on N 2-D points
+  std::string photo;      // binary PPM of a real photograph
 };
 
 struct Result {
@@ -126,6 +129,8 @@ Options parse(int argc, char** argv) {
       o.markdown = next();
     else if (a == "--only")
       o.only = next();
+    else if (a == "--sweep")
+      o.sweep = std::size_t(std::stoull(next()));
     else if (a == "--photo")
       o.photo = next();
     else if (a == "--help" || a == "-h") {
@@ -169,8 +174,8 @@ std::string timeCompaction(const kms::bench::Photo& photo, bool gpu, int runs) {
     call_ms.push_back(call);
   }
   std::ostringstream out;
-  out << "Compaction of " << photo.name << " (" << photo.width << "×" << photo.height << ", "
-      << n << " pixels → " << rows << " distinct colours): CPU " << fmt("%.1f", median(cpu_ms))
+  out << "Compaction of " << photo.name << " (" << photo.width << "×" << photo.height << ", " << n
+      << " pixels → " << rows << " distinct colours): CPU " << fmt("%.1f", median(cpu_ms))
       << " ms on " << std::max(1u, std::thread::hardware_concurrency()) << " threads";
   if (gpu)
     out << "; GPU " << fmt("%.3f", median(device_ms)) << " ms on the device ("
@@ -180,6 +185,50 @@ std::string timeCompaction(const kms::bench::Photo& photo, bool gpu, int runs) {
 }
 
 }  // namespace
+
+/// --sweep N: k = 2..20, best of 4 starts each, on N points of 8 Gaussian groups in 2-D, on the
+/// GPU when present: wall time with every measure, and with the silhouette left out (its cost
+/// on the 4,000-point sample is O(4,000²) per k, on the CPU).
+int timeSweep(std::size_t n, bool gpu) {
+  std::mt19937_64 rng(5);
+  std::normal_distribution<float> noise(0.0f, 0.06f);
+  std::uniform_real_distribution<float> where(-1.0f, 1.0f);
+  float centres[8][2];
+  for (auto& c : centres) {
+    c[0] = where(rng);
+    c[1] = where(rng);
+  }
+  std::vector<float> points(2 * n);
+  for (std::size_t i = 0; i < n; ++i) {
+    points[2 * i] = centres[i % 8][0] + noise(rng);
+    points[2 * i + 1] = centres[i % 8][1] + noise(rng);
+  }
+  const kms::DataView view{points.data(), n, 2};
+  auto engine = gpu ? kms::createEngine(kms::BackendKind::Cuda).engine : kms::createCpuEngine(0);
+  engine->setData(view);
+  kms::app::SweepOptions options;
+  options.kFrom = 2;
+  options.kTo = 20;
+  options.restarts = 4;
+  options.base.tolerance = 1e-4;
+  for (const std::size_t limit : {std::size_t(20000), std::size_t(0)}) {
+    options.silhouetteLimit = limit;
+    const auto begin = std::chrono::steady_clock::now();
+    const kms::app::SweepResult result = kms::app::runSweep(*engine, view, options);
+    const double s =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+    int iterations = 0;
+    for (const auto& row : result.rows)
+      iterations += row.iterations;
+    std::printf(
+        "sweep k = 2..20, best of 4, %zu points, %s: %.3f s %s (elbow k = %d; best "
+        "starts ran %d iterations in all)\n",
+        n, engine->info().device.c_str(), s,
+        limit ? "with silhouette on a 4,000-point sample" : "without silhouette", result.elbowK,
+        iterations);
+  }
+  return 0;
+}
 
 int main(int argc, char** argv) {
   const Options opt = parse(argc, argv);
@@ -198,6 +247,7 @@ int main(int argc, char** argv) {
   const unsigned cpu_threads = std::max(1u, std::thread::hardware_concurrency());
   std::printf("CPU: %u hardware threads\n\n", cpu_threads);
 
+  if (opt.sweep > 0) return timeSweep(opt.sweep, ceilings.has_value());
   std::ostringstream table;
   table << "| case | backend | ms/iter (median) | min | assign | reduce | update | step() wall | "
            "floor ms | % of floor | target | \n";

@@ -72,7 +72,8 @@ double silhouette(const DataView& data, const std::vector<std::int32_t>& labels,
 
 SweepRow measureClustering(const DataView& data, const std::vector<float>& centroids, int k,
                            const std::vector<std::int32_t>& labels, std::size_t silhouetteLimit,
-                           std::uint64_t sampleSeed, std::size_t* silhouetteRows) {
+                           std::size_t sampleSize, std::uint64_t sampleSeed,
+                           std::size_t* silhouetteRows) {
   const int d = data.d;
   const std::size_t n = data.n;
   SweepRow row;
@@ -128,10 +129,11 @@ SweepRow measureClustering(const DataView& data, const std::vector<float>& centr
   std::vector<std::size_t> rows(n);
   std::iota(rows.begin(), rows.end(), std::size_t(0));
   if (n > silhouetteLimit) {
+    const std::size_t m = std::min(sampleSize, n);
     std::mt19937_64 rng(sampleSeed);
-    for (std::size_t i = 0; i < silhouetteLimit; ++i)
+    for (std::size_t i = 0; i < m; ++i)
       std::swap(rows[i], rows[i + std::uniform_int_distribution<std::size_t>(0, n - 1 - i)(rng)]);
-    rows.resize(silhouetteLimit);
+    rows.resize(m);
     std::sort(rows.begin(), rows.end());
   }
   if (silhouetteRows) *silhouetteRows = rows.size();
@@ -213,7 +215,7 @@ SweepResult runSweep(Engine& engine, const DataView& data, const SweepOptions& o
     if (result.cancelled) break;
     SweepRow measured =
         measureClustering(data, best.centroids, k, best.labels, options.silhouetteLimit,
-                          options.base.seed, &result.silhouetteRows);
+                          options.silhouetteSample, options.base.seed, &result.silhouetteRows);
     measured.inertia = bestInertia;  // the engine's own figure
     measured.iterations = row.iterations;
     measured.converged = row.converged;

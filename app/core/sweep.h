@@ -21,8 +21,9 @@ struct SweepOptions {
   int restarts = 1;   ///< seeded starts per k (seeds seed, seed + 1, ...); lowest inertia kept
   KMeansConfig base;  ///< everything but k (init, seed, iterations, tolerance, empty clusters)
   /// Silhouette is exact (over every row, counts included) up to this many rows, else computed
-  /// on a seeded uniform sample of this many rows.
+  /// on a seeded uniform sample of silhouetteSample rows (its cost is quadratic in the rows).
   std::size_t silhouetteLimit = 20000;
+  std::size_t silhouetteSample = 4000;
 };
 
 /// The measures of one k, from its best start.
@@ -58,10 +59,12 @@ SweepResult runSweep(Engine& engine, const DataView& data, const SweepOptions& o
                      const std::function<bool(int, int)>& progress = {});
 
 /// The measures of a labelling (k × d centroids, one label per row; rows weighted by counts or
-/// weights when the view has them). `silhouetteRows` limits the silhouette as in SweepOptions.
+/// weights when the view has them). The silhouette is exact up to `silhouetteLimit` rows, else
+/// taken over a seeded sample of `sampleSize` rows; `silhouetteRows` says how many were used.
 SweepRow measureClustering(const DataView& data, const std::vector<float>& centroids, int k,
                            const std::vector<std::int32_t>& labels, std::size_t silhouetteLimit,
-                           std::uint64_t sampleSeed, std::size_t* silhouetteRows = nullptr);
+                           std::size_t sampleSize, std::uint64_t sampleSeed,
+                           std::size_t* silhouetteRows = nullptr);
 
 /// Kneedle on a decreasing curve; returns the index of the knee (0 when size < 3).
 std::size_t kneeIndex(const std::vector<double>& x, const std::vector<double>& y);

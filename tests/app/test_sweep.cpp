@@ -30,7 +30,7 @@ TEST(Sweep, MeasuresMatchHandComputedValues) {
   const std::vector<float> centroids = {0.0f, 0.05f, 10.0f, 0.05f};
   const std::vector<std::int32_t> labels = {0, 0, 1, 1};
   const DataView view{points.data(), 4, 2};
-  const SweepRow row = measureClustering(view, centroids, 2, labels, 100, 1);
+  const SweepRow row = measureClustering(view, centroids, 2, labels, 100, 100, 1);
   EXPECT_NEAR(row.inertia, 4 * 0.0025, 1e-6);
   // B = 2·25 + 2·25 = 100, W = 0.01, N − k = 2: CH = 100 / 0.005.
   EXPECT_NEAR(row.calinskiHarabasz, 20000.0, 20.0);
@@ -54,9 +54,9 @@ TEST(Sweep, CountsGiveTheMeasuresOfTheExpandedData) {
   const std::vector<float> centroids = {0.25f, 0.125f, 5.5f, 4.8f};
   DataView compact{rows.data(), 5, 2};
   compact.counts = counts.data();
-  const SweepRow a = measureClustering(compact, centroids, 2, rowLabels, 100, 1);
+  const SweepRow a = measureClustering(compact, centroids, 2, rowLabels, 100, 100, 1);
   const SweepRow b = measureClustering(DataView{expanded.data(), expanded.size() / 2, 2}, centroids,
-                                       2, expandedLabels, 100, 1);
+                                       2, expandedLabels, 100, 100, 1);
   EXPECT_NEAR(a.silhouette, b.silhouette, 1e-12);
   EXPECT_NEAR(a.calinskiHarabasz, b.calinskiHarabasz, 1e-9 * b.calinskiHarabasz);
   EXPECT_NEAR(a.daviesBouldin, b.daviesBouldin, 1e-12);
@@ -115,9 +115,9 @@ TEST(Sweep, LargeDataUseASeededSampleForTheSilhouette) {
     labels[i] = std::int32_t(i % 3);
   const std::vector<float> centroids = {0, 0, 1, 1, 2, 2};
   std::size_t used = 0;
-  const SweepRow a = measureClustering(data->view(), centroids, 3, labels, 1000, 4, &used);
-  const SweepRow b = measureClustering(data->view(), centroids, 3, labels, 1000, 4);
-  EXPECT_EQ(used, 1000u);
+  const SweepRow a = measureClustering(data->view(), centroids, 3, labels, 1000, 700, 4, &used);
+  const SweepRow b = measureClustering(data->view(), centroids, 3, labels, 1000, 700, 4);
+  EXPECT_EQ(used, 700u) << "5,000 rows > 1,000: a sample of 700";
   EXPECT_EQ(a.silhouette, b.silhouette) << "the same sample for the same seed";
 }
 
