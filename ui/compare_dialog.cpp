@@ -143,29 +143,29 @@ void CompareDialog::apply(int side) {
   s.session->setSettings(settings);
 }
 
-void CompareDialog::stepHalf() {
+void CompareDialog::both(void (session::SessionController::*command)()) {
   for (Side& s : sides_)
-    s.session->stepHalf();
+    (s.session.get()->*command)();
+}
+
+void CompareDialog::stepHalf() {
+  both(&session::SessionController::stepHalf);
 }
 
 void CompareDialog::stepWhole() {
-  for (Side& s : sides_)
-    s.session->step();
+  both(&session::SessionController::step);
 }
 
 void CompareDialog::stepBack() {
-  for (Side& s : sides_)
-    s.session->stepBack();
+  both(&session::SessionController::stepBack);
 }
 
 void CompareDialog::play() {
-  for (Side& s : sides_)
-    s.session->play();
+  both(&session::SessionController::play);
 }
 
 void CompareDialog::reset() {
-  for (Side& s : sides_)
-    s.session->reset();
+  both(&session::SessionController::reset);
 }
 
 int CompareDialog::curvePoints(int side) const {

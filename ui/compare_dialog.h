@@ -59,6 +59,8 @@ class CompareDialog : public QDialog {
     std::uint64_t runId = 0;
   };
   void apply(int side);
+  /// The same command to both sessions.
+  void both(void (session::SessionController::*command)());
   void drain(int side);
 
   kms::app::DatasetPtr dataset_;

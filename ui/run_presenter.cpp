@@ -89,12 +89,20 @@ void RunPresenter::updateTimeline() {
   const SessionState state = p_.session.state();
   const int latest = std::max(shownIteration_, int(p_.history.records().size()));
   const bool history = p_.session.settings().restarts == 1;
-  std::vector<int> emptied;  // the timeline's marks: iterations that re-seeded empty clusters
-  for (const auto& record : p_.history.records())
-    if (record.stats.empty_clusters > 0) emptied.push_back(record.stats.iteration);
+  // The timeline's marks, iterations where clusters went empty: only records new since the last
+  // call are looked at (this runs on every delivery).
+  const auto& records = p_.history.records();
+  if (p_.history.runId() != emptiedRun_ || records.size() < emptiedScanned_) {
+    emptiedRun_ = p_.history.runId();
+    emptiedScanned_ = 0;
+    emptied_.clear();
+  }
+  for (; emptiedScanned_ < records.size(); ++emptiedScanned_)
+    if (records[emptiedScanned_].stats.empty_clusters > 0)
+      emptied_.push_back(records[emptiedScanned_].stats.iteration);
   p_.controls.setTimeline(
       shownIteration_, latest,
-      history && state != SessionState::Running && state != SessionState::Preparing, emptied);
+      history && state != SessionState::Running && state != SessionState::Preparing, emptied_);
 }
 
 void RunPresenter::updateActions() {

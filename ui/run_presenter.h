@@ -54,6 +54,9 @@ class RunPresenter : public QObject {
 
   Parts p_;
   int shownIteration_ = 0;
+  std::vector<int> emptied_;  // iterations of the current run where clusters went empty
+  std::size_t emptiedScanned_ = 0;
+  std::uint64_t emptiedRun_ = 0;
   session::StepPhase shownPhase_ = session::StepPhase::Whole;
 };
 

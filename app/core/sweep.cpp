@@ -34,21 +34,27 @@ double distance(const float* a, const float* b, int d) {
 /// cluster of one item scores 0. Weighted mean over the rows.
 double silhouette(const DataView& data, const std::vector<std::int32_t>& labels, int k,
                   const std::vector<std::size_t>& rows) {
-  const int d = data.d;
-  std::vector<double> clusterWeight(std::size_t(k), 0.0);
-  for (const std::size_t i : rows)
-    clusterWeight[std::size_t(labels[i])] += rowWeight(data, i);
-  std::vector<double> score(rows.size(), 0.0);
-  parallelRanges(rows.size(), 64, [&](std::size_t begin, std::size_t end) {
+  // The rows gathered once, contiguous: the pass below reads them rows² times.
+  const auto d = std::size_t(data.d);
+  const std::size_t m = rows.size();
+  std::vector<float> x(m * d);
+  std::vector<double> weight(m);
+  std::vector<std::size_t> label(m);
+  std::vector<double> clusterWeight(static_cast<std::size_t>(k), 0.0);
+  for (std::size_t r = 0; r < m; ++r) {
+    std::copy_n(data.points + rows[r] * d, d, &x[r * d]);
+    weight[r] = rowWeight(data, rows[r]);
+    label[r] = std::size_t(labels[rows[r]]);
+    clusterWeight[label[r]] += weight[r];
+  }
+  std::vector<double> score(m, 0.0);
+  parallelRanges(m, 64, [&](std::size_t begin, std::size_t end) {
     std::vector<double> sum(static_cast<std::size_t>(k));
     for (std::size_t r = begin; r < end; ++r) {
-      const std::size_t i = rows[r];
       std::fill(sum.begin(), sum.end(), 0.0);
-      const float* x = data.points + i * std::size_t(d);
-      for (const std::size_t j : rows)
-        sum[std::size_t(labels[j])] +=
-            rowWeight(data, j) * distance(x, data.points + j * std::size_t(d), d);
-      const auto own = std::size_t(labels[i]);
+      for (std::size_t q = 0; q < m; ++q)
+        sum[label[q]] += weight[q] * distance(&x[r * d], &x[q * d], int(d));
+      const std::size_t own = label[r];
       const double others = clusterWeight[own] - 1.0;  // the other items of its cluster
       if (others <= 0.0) continue;                     // alone: 0
       const double a = sum[own] / others;
@@ -56,16 +62,16 @@ double silhouette(const DataView& data, const std::vector<std::int32_t>& labels,
       for (std::size_t c = 0; c < std::size_t(k); ++c)
         if (c != own && clusterWeight[c] > 0.0) b = std::min(b, sum[c] / clusterWeight[c]);
       if (!std::isfinite(b)) continue;
-      const double m = std::max(a, b);
-      score[r] = m > 0.0 ? (b - a) / m : 0.0;
+      const double top = std::max(a, b);
+      score[r] = top > 0.0 ? (b - a) / top : 0.0;
     }
   });
-  double total = 0.0, weight = 0.0;
-  for (std::size_t r = 0; r < rows.size(); ++r) {
-    total += rowWeight(data, rows[r]) * score[r];
-    weight += rowWeight(data, rows[r]);
+  double total = 0.0, all = 0.0;
+  for (std::size_t r = 0; r < m; ++r) {
+    total += weight[r] * score[r];
+    all += weight[r];
   }
-  return weight > 0.0 ? total / weight : 0.0;
+  return all > 0.0 ? total / all : 0.0;
 }
 
 }  // namespace

@@ -129,14 +129,8 @@ void ScriptedRun::onDatasetChanged() {
     dialog->setRange(options_.sweep->first, options_.sweep->second, options_.restarts.value_or(1));
     connect(dialog, &ui::SweepDialog::finished, this, [this, dialog] {
       if (options_.screenshot.isEmpty()) return;
-      QTimer::singleShot(300, this, [this, dialog] {
-        screenshotTaken_ = true;
-        if (!dialog->grab().save(options_.screenshot))
-          return fail(QStringLiteral("%1: could not save the screenshot").arg(options_.screenshot));
-        std::printf("kmeans-studio: screenshot %s\n", qPrintable(options_.screenshot));
-        std::fflush(stdout);
-        exitWith(0);
-      });
+      screenshotOf_ = dialog;
+      QTimer::singleShot(300, this, [this] { takeScreenshot(); });
     });
     dialog->start();
   }
@@ -147,15 +141,10 @@ void ScriptedRun::onDatasetChanged() {
     dialog->setSide(1, kms::InitMethod::Random, window_.controls()->settings().config.seed + 1);
     for (int i = 0; i < options_.halfSteps; ++i)
       dialog->stepHalf();
-    if (!options_.screenshot.isEmpty())
-      QTimer::singleShot(1500, this, [this, dialog] {
-        screenshotTaken_ = true;
-        if (!dialog->grab().save(options_.screenshot))
-          return fail(QStringLiteral("%1: could not save the screenshot").arg(options_.screenshot));
-        std::printf("kmeans-studio: screenshot %s\n", qPrintable(options_.screenshot));
-        std::fflush(stdout);
-        exitWith(0);
-      });
+    if (!options_.screenshot.isEmpty()) {
+      screenshotOf_ = dialog;
+      QTimer::singleShot(1500, this, [this] { takeScreenshot(); });
+    }
     return;
   }
   if (options_.halfSteps > 0) {
@@ -244,7 +233,8 @@ void ScriptedRun::onFinished() {
 void ScriptedRun::takeScreenshot() {
   if (screenshotTaken_) return;
   screenshotTaken_ = true;
-  const QImage image = window_.grabWindowImage();
+  // The window, or the dialog a script opened.
+  const QImage image = screenshotOf_ ? screenshotOf_->grab().toImage() : window_.grabWindowImage();
   if (image.isNull() || !image.save(options_.screenshot)) {
     fail(QStringLiteral("%1: could not save the screenshot").arg(options_.screenshot));
     return;

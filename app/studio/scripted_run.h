@@ -5,7 +5,9 @@
 
 #include <QElapsedTimer>
 #include <QObject>
+#include <QPointer>
 #include <QTimer>
+#include <QWidget>
 
 #include "session/session_types.h"
 #include "studio_options.h"
@@ -44,6 +46,7 @@ class ScriptedRun : public QObject {
   bool runStarted_ = false;
   bool finishedHandled_ = false;
   bool screenshotTaken_ = false;
+  QPointer<QWidget> screenshotOf_;  // a dialog the script opened (--sweep, --compare), else null
   bool pendingReport_ = false;
   QElapsedTimer sinceOpen_;  // from asking for the data to the finished frame on screen
   qint64 openToLoadedMs_ = -1;

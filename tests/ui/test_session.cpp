@@ -389,9 +389,8 @@ TEST(Session, BestOfNKeepsTheLowestInertiaAndShowsAnyStart) {
   QSignalSpy progress(&session, &SessionController::startProgress);
   session.play();
   ASSERT_TRUE(reaches(session, SessionState::Finished));
-  ASSERT_TRUE(waitFor([&] {
-    return !seen.frames.empty() && !seen.frames.back()->startSummaries.empty();
-  }));
+  ASSERT_TRUE(
+      waitFor([&] { return !seen.frames.empty() && !seen.frames.back()->startSummaries.empty(); }));
   EXPECT_EQ(progress.count(), 3) << "starts 2, 3 and 4 announced";
   const FramePtr best = seen.frames.back();
   ASSERT_EQ(best->startSummaries.size(), 4u);
@@ -413,8 +412,7 @@ TEST(Session, BestOfNKeepsTheLowestInertiaAndShowsAnyStart) {
   seen.records.clear();
   session.showStart(other);
   ASSERT_TRUE(waitFor([&] { return seen.frames.back()->start == other; }));
-  EXPECT_EQ(seen.frames.back()->stats.inertia,
-            best->startSummaries[std::size_t(other)].inertia);
+  EXPECT_EQ(seen.frames.back()->stats.inertia, best->startSummaries[std::size_t(other)].inertia);
   ASSERT_TRUE(waitFor([&] { return !seen.records.empty(); }));
   EXPECT_EQ(seen.records.back().stats.inertia, seen.frames.back()->stats.inertia);
 }

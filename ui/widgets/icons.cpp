@@ -70,7 +70,12 @@ void paintGlyph(QPainter& p, IconKind kind, double s, const QColor& ink) {
       p.drawRoundedRect(QRectF(s * 0.25, s * 0.2, s * 0.17, s * 0.6), s * 0.04, s * 0.04);
       p.drawRoundedRect(QRectF(s * 0.58, s * 0.2, s * 0.17, s * 0.6), s * 0.04, s * 0.04);
       break;
-    case IconKind::Step: {
+    case IconKind::Step:
+    case IconKind::StepBack: {  // Step back: the same icon, mirrored
+      if (kind == IconKind::StepBack) {
+        p.translate(s, 0);
+        p.scale(-1, 1);
+      }
       QPainterPath path;
       path.moveTo(s * 0.2, s * 0.2);
       path.lineTo(s * 0.62, s * 0.5);
@@ -80,18 +85,6 @@ void paintGlyph(QPainter& p, IconKind kind, double s, const QColor& ink) {
       p.setBrush(kAccent);
       p.drawPath(path);
       p.drawRoundedRect(QRectF(s * 0.66, s * 0.2, s * 0.13, s * 0.6), s * 0.03, s * 0.03);
-      break;
-    }
-    case IconKind::StepBack: {  // Step, mirrored
-      QPainterPath path;
-      path.moveTo(s * 0.8, s * 0.2);
-      path.lineTo(s * 0.38, s * 0.5);
-      path.lineTo(s * 0.8, s * 0.8);
-      path.closeSubpath();
-      p.setPen(Qt::NoPen);
-      p.setBrush(kAccent);
-      p.drawPath(path);
-      p.drawRoundedRect(QRectF(s * 0.21, s * 0.2, s * 0.13, s * 0.6), s * 0.03, s * 0.03);
       break;
     }
     case IconKind::Reset: {

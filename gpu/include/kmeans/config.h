@@ -21,7 +21,7 @@ enum class InitMethod {
   /// integers, so every backend keeps the same candidate). Costs that many passes per centroid;
   /// better starts than plain k-means++ (Arthur & Vassilvitskii; scikit-learn's default).
   GreedyKMeansPlusPlus,
-  Given,           ///< KMeansConfig::initial_centroids, k × d in data units.
+  Given,  ///< KMeansConfig::initial_centroids, k × d in data units.
 };
 
 /// What happens to a cluster that received no points (or zero total weight) in an iteration.

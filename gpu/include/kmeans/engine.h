@@ -33,9 +33,9 @@ struct IterationStats {
   /// Points whose label differs from the previous iteration (all at iteration 1). With counts
   /// these are the expanded data's points: a row of count m that changed adds m.
   std::size_t changed = 0;
-  double max_shift = 0.0;   ///< largest centroid move in this iteration's update, in data units
-  int empty_clusters = 0;   ///< clusters that received no weight (handled per the empty policy)
-  bool converged = false;   ///< the convergence test of KMeansConfig::tolerance passed
+  double max_shift = 0.0;  ///< largest centroid move in this iteration's update, in data units
+  int empty_clusters = 0;  ///< clusters that received no weight (handled per the empty policy)
+  bool converged = false;  ///< the convergence test of KMeansConfig::tolerance passed
   StageTimings ms;
 };
 
@@ -47,7 +47,7 @@ struct Snapshot {
   std::size_t n = 0;
   int k = 0;
   int d = 0;
-  std::vector<float> centroids;      ///< k × d, data units
+  std::vector<float> centroids;  ///< k × d, data units
   /// The same centroids in the engine's own frame (data units less the origin the engine
   /// centres the data on, which keeps its sums precise): Engine::assign takes these and gives
   /// back exactly the labels the next iteration assigns. (Converting `centroids` back would
@@ -128,8 +128,8 @@ class Engine {
   /// Backends call this when keep_history is set: with the initial centroids at the end of
   /// initialize() (after clearHistory()), then after every step(). Data units and the engine's
   /// centred frame, k × d each.
-  void recordHistory(const std::vector<float>& centroids, const std::vector<float>& centred,
-                     int k, int d, const IterationStats& stats);
+  void recordHistory(const std::vector<float>& centroids, const std::vector<float>& centred, int k,
+                     int d, const IterationStats& stats);
   void clearHistory() { history_.clear(); }
 
   KMeansConfig config_;

@@ -7,6 +7,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "common/centring.h"
 #include "common/constants.h"
 #include "common/convergence.h"
 #include "common/exact_math.h"
@@ -102,10 +103,8 @@ void CpuEngine::initialize(const KMeansConfig& config) {
 
 void CpuEngine::keepHistory() {
   if (!config_.keep_history) return;
-  std::vector<float> data(centroids_.size());
-  for (std::size_t i = 0; i < centroids_.size(); ++i)
-    data[i] = exact::add(centroids_[i], summary_.mid[i % d_]);
-  recordHistory(data, centroids_, k_, d_, last_);
+  recordHistory(toDataUnits(centroids_.data(), centroids_.size(), summary_.mid), centroids_, k_, d_,
+                last_);
 }
 
 void CpuEngine::initRandom() {
@@ -510,9 +509,7 @@ void CpuEngine::snapshot(Snapshot& out) {
   out.n = data_.n;
   out.k = k_;
   out.d = d_;
-  out.centroids.resize(centroids_.size());
-  for (std::size_t i = 0; i < centroids_.size(); ++i)
-    out.centroids[i] = exact::add(centroids_[i], summary_.mid[i % d_]);
+  out.centroids = toDataUnits(centroids_.data(), centroids_.size(), summary_.mid);
   out.centred_centroids = centroids_;
   if (iteration_ > 0)
     out.labels.assign(labels_.begin(), labels_.end());
@@ -558,4 +555,3 @@ void CpuEngine::assign(const std::vector<float>& centred_centroids,
 }
 
 }  // namespace kms
-

@@ -6,6 +6,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "common/centring.h"
 #include "common/exact_math.h"
 #include "common/seeding.h"
 #include "cuda/kernels/assign_launch.cuh"
@@ -71,9 +72,9 @@ void CudaEngine::checkFits(std::size_t bytes, const char* what, std::size_t reus
 
 std::size_t CudaEngine::deviceBytes() const {
   return points_.bytes() + weights_.bytes() + counts_.bytes() + coord_scale_.bytes() +
-         coord_exp_.bytes() + bounds_.bytes() + shifts_.bytes() +
-         centroids_[0].bytes() + centroids_[1].bytes() + labels_.bytes() + block_sums_.bytes() +
-         totals_.bytes() + block_inertia_.bytes() + chunk_sums_.bytes() + block_changed_.bytes() +
+         coord_exp_.bytes() + bounds_.bytes() + shifts_.bytes() + centroids_[0].bytes() +
+         centroids_[1].bytes() + labels_.bytes() + block_sums_.bytes() + totals_.bytes() +
+         block_inertia_.bytes() + chunk_sums_.bytes() + block_changed_.bytes() +
          picked_keys_.bytes() + farthest_keys_.bytes() + scalars_.bytes() + empty_flags_.bytes() +
          empty_list_.bytes() + staged_centroids_.bytes();
 }
@@ -175,11 +176,11 @@ void CudaEngine::initialize(const KMeansConfig& config) {
   const std::size_t block_sum_count = plan_.per_block_sums ? sum_rows * columns : 0;
   labels_.release();
   block_sums_.release();
-  checkFits(2 * n_ * labelBytes() + block_sum_count * sizeof(long long) + 4 * kd * sizeof(float) +
-                (plan_.compact ? n_ * sizeof(float2) : 0),
-            "This run",
-            centroids_[0].bytes() + centroids_[1].bytes() + staged_centroids_.bytes() +
-                bounds_.bytes());
+  checkFits(
+      2 * n_ * labelBytes() + block_sum_count * sizeof(long long) + 4 * kd * sizeof(float) +
+          (plan_.compact ? n_ * sizeof(float2) : 0),
+      "This run",
+      centroids_[0].bytes() + centroids_[1].bytes() + staged_centroids_.bytes() + bounds_.bytes());
   labels_.resize(2 * n_ * labelBytes());
   block_sums_.resize(block_sum_count);
   for (auto& c : centroids_)
@@ -272,8 +273,7 @@ void CudaEngine::initPlusPlus(bool greedy) {
     diameter2 += extent * extent;
   }
   // The CPU backend's bound (CpuEngine::potentialBound), hence its fixed-point scale.
-  const double scale =
-      seeding::potentialScale(summary_.total_weight * diameter2 * 1.01 + 1.0);
+  const double scale = seeding::potentialScale(summary_.total_weight * diameter2 * 1.01 + 1.0);
   for (int j = 0; j < k_; ++j) {
     if (!greedy || j == 0) {
       launchPlusPlusStep<LabelT>(points_.get(), weights, counts, n_, d_, centroids_[0].get(), j,
@@ -541,9 +541,7 @@ void CudaEngine::fillSnapshot(Snapshot& out, double copy_ms) {
   out.k = k_;
   out.d = d_;
   const std::size_t kd = static_cast<std::size_t>(k_) * d_;
-  out.centroids.resize(kd);
-  for (std::size_t i = 0; i < kd; ++i)
-    out.centroids[i] = exact::add(host_centroids_.get()[i], summary_.mid[i % d_]);
+  out.centroids = toDataUnits(host_centroids_.get(), kd, summary_.mid);
   out.centred_centroids.assign(host_centroids_.get(), host_centroids_.get() + kd);
   out.stats = captured_stats_;
   out.stats.ms.copy_ms = copy_ms;

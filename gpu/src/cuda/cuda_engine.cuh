@@ -107,8 +107,8 @@ class CudaEngine final : public Engine {
   int frozen_ = -1;                     // half being copied to the host, or −1
   bool first_iteration_ = true;
   DeviceBuffer<long long> block_sums_, totals_;
-  DeviceBuffer<float2> bounds_;         // compact kernel: per-row distance bounds
-  DeviceBuffer<float> shifts_;          // compact kernel: per-cluster shifts, then the largest
+  DeviceBuffer<float2> bounds_;  // compact kernel: per-row distance bounds
+  DeviceBuffer<float> shifts_;   // compact kernel: per-cluster shifts, then the largest
   DeviceBuffer<double> block_inertia_, chunk_sums_;
   DeviceBuffer<unsigned long long> block_changed_, picked_keys_, farthest_keys_;
   DeviceBuffer<IterationScalars> scalars_;

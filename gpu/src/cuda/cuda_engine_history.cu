@@ -1,6 +1,6 @@
 // CudaEngine: looking back — labels for given centroids (Engine::assign) and the record of
 // every iteration's centroids (KMeansConfig::keep_history). See docs/engine.md.
-#include "common/exact_math.h"
+#include "common/centring.h"
 #include "cuda/cuda_engine.cuh"
 #include "cuda/kernels/exact_assign.cuh"
 #include "kmeans/errors.h"
@@ -30,13 +30,11 @@ void CudaEngine::assign(const std::vector<float>& centred_centroids,
 void CudaEngine::keepHistory() {
   if (!config_.keep_history) return;
   const std::size_t kd = static_cast<std::size_t>(k_) * d_;
-  std::vector<float> centred(kd), data(kd);
+  std::vector<float> centred(kd);
   KMS_CUDA_CHECK(cudaMemcpyAsync(centred.data(), centroids_[cur_].get(), kd * sizeof(float),
                                  cudaMemcpyDeviceToHost, compute_.get()));
   compute_.synchronize();
-  for (std::size_t i = 0; i < kd; ++i)
-    data[i] = exact::add(centred[i], summary_.mid[i % d_]);
-  recordHistory(data, centred, k_, d_, last_);
+  recordHistory(toDataUnits(centred.data(), kd, summary_.mid), centred, k_, d_, last_);
 }
 
 }  // namespace kms::cuda

@@ -41,7 +41,7 @@ inline constexpr int kCompactMaxD = 4;
 /// Everything one iteration of compact data reads and writes (device pointers).
 template <typename LabelT>
 struct CompactArgs {
-  const float* points = nullptr;         ///< n × d, centred
+  const float* points = nullptr;          ///< n × d, centred
   const std::uint32_t* counts = nullptr;  ///< n multiplicities ≥ 1
   std::size_t n = 0;
   int d = 0;
@@ -56,7 +56,7 @@ struct CompactArgs {
   /// the bytes but rounds away too much margin: measured on an H200, k = 64 and 256 took 15 %
   /// and 50 % longer.)
   float2* bounds = nullptr;
-  double* block_inertia = nullptr;      ///< [blocks] of the assignment kernel
+  double* block_inertia = nullptr;  ///< [blocks] of the assignment kernel
   unsigned long long* block_changed = nullptr;
   int blocks = 0;  ///< the assignment kernel's grid size
   unsigned char* empty_flags = nullptr;
@@ -171,9 +171,9 @@ __global__ void __launch_bounds__(kCompactThreads) compactUpdateKernel(CompactAr
     float fresh[D];
 #pragma unroll
     for (int c = 0; c < D; ++c)
-      fresh[c] = weight == 0 ? old[s][c]  // an empty cluster keeps its centroid
-                             : (c < d ? exact::meanFromSums(sums[s][c], exponent[c], weight, 0)
-                                      : 0.0f);
+      fresh[c] = weight == 0
+                     ? old[s][c]  // an empty cluster keeps its centroid
+                     : (c < d ? exact::meanFromSums(sums[s][c], exponent[c], weight, 0) : 0.0f);
     float* nc = a.centroids_out + static_cast<std::size_t>(j) * d;
 #pragma unroll
     for (int c = 0; c < D; ++c)
@@ -229,9 +229,9 @@ __device__ __forceinline__ void loadCompactRow(const CompactArgs<LabelT>& a, std
 
 /// Per-block state of the row pass.
 struct CompactBlock {
-  const float* rows;    // staged centroids
-  const float* shift;   // inflated shifts, [k] the largest
-  const float* scale;   // fixed-point scales
+  const float* rows;   // staged centroids
+  const float* shift;  // inflated shifts, [k] the largest
+  const float* scale;  // fixed-point scales
   unsigned* acc_lo;
   int* acc_hi;
 };
@@ -338,9 +338,8 @@ __global__ void __launch_bounds__(kCompactThreads) compactAssignKernel(CompactAr
   for (int r = 0; r < P; ++r)
     loadCompactRow<D>(a, base + static_cast<std::size_t>(r) * kCompactThreads, first, cur[r]);
 
-  if (threadIdx.x < D) scale[threadIdx.x] = static_cast<int>(threadIdx.x) < d
-                                                ? a.coord_scale[threadIdx.x]
-                                                : 0.0f;
+  if (threadIdx.x < D)
+    scale[threadIdx.x] = static_cast<int>(threadIdx.x) < d ? a.coord_scale[threadIdx.x] : 0.0f;
   for (int t = threadIdx.x; t < kd1; t += kCompactThreads) {
     acc_lo[t] = 0u;
     acc_hi[t] = 0;
@@ -357,13 +356,13 @@ __global__ void __launch_bounds__(kCompactThreads) compactAssignKernel(CompactAr
 #pragma unroll
     for (int r = 0; r < P; ++r)
       if (cur[r].valid)
-        assignCompactRow<D>(a, block, base + static_cast<std::size_t>(r) * kCompactThreads,
-                            cur[r], first, inertia, changed);
+        assignCompactRow<D>(a, block, base + static_cast<std::size_t>(r) * kCompactThreads, cur[r],
+                            first, inertia, changed);
     if (base + stride < a.n) {
 #pragma unroll
       for (int r = 0; r < P; ++r)
-        loadCompactRow<D>(a, base + stride + static_cast<std::size_t>(r) * kCompactThreads,
-                          first, cur[r]);
+        loadCompactRow<D>(a, base + stride + static_cast<std::size_t>(r) * kCompactThreads, first,
+                          cur[r]);
     }
   }
 
