@@ -19,8 +19,16 @@ constexpr const char* kDescription =
     "NumPy .npy array. --generate KIND replaces INPUT with synthetic data (--seed seeds\n"
     "the generator too).\n"
     "\n"
+    "Several INPUTs are clustered one after another with the same settings; a file that\n"
+    "fails is reported and the others go on. Output names may contain {name} (the input's\n"
+    "name without its suffix), which several inputs need. With --out-dir and no output\n"
+    "option, each picture gives NAME-kK.png and each point file\n"
+    "NAME-kK-labels.csv. '-' as an output writes it to standard output (messages then go\n"
+    "to standard error).\n"
+    "\n"
     "Exit status: 0 success, 1 bad arguments, 2 bad input (cannot be read or clustered),\n"
-    "3 GPU/device error, 4 an output file could not be written.";
+    "3 GPU/device error, 4 an output file could not be written. With several INPUTs: the\n"
+    "status of the first file that failed, 0 when none did.";
 
 /// Throws "--<name> needs <expected>, not '<value>'" ("-k" for the one-letter option).
 [[noreturn]] void badValue(const QCommandLineParser& parser, const QString& name,
@@ -77,7 +85,7 @@ CliOptions parseCommandLine(const QStringList& arguments) {
   parser.setApplicationDescription(QString::fromLatin1(kDescription));
   parser.addHelpOption();
   parser.addVersionOption();
-  parser.addPositionalArgument("INPUT", "Image or point file to cluster.", "[INPUT]");
+  parser.addPositionalArgument("INPUT", "Image or point file(s) to cluster.", "[INPUT...]");
   parser.addOptions({
       {{"k", "clusters"}, "Number of clusters (required).", "K"},
       {"init",
@@ -127,6 +135,10 @@ CliOptions parseCommandLine(const QStringList& arguments) {
       {"out-labels", "Write index,label CSV.", "FILE"},
       {"out-centroids", "Write the centroids as CSV.", "FILE"},
       {"report", "Write a JSON run report.", "FILE"},
+      {"out-dir",
+       "Write the outputs into DIR (created when missing), named after each input; without "
+       "an output option: the quantised picture or the labels.",
+       "DIR"},
       {"generate",
        "Cluster synthetic data instead of INPUT: blobs, rings, moons, uniform, anisotropic, "
        "unequal-variances, unequal-sizes or photo (a square picture of --points pixels).",
@@ -144,8 +156,6 @@ CliOptions parseCommandLine(const QStringList& arguments) {
 
   CliOptions options;
   const QStringList positional = parser.positionalArguments();
-  if (positional.size() > 1)
-    throw UsageError("expected one INPUT, got " + std::to_string(positional.size()));
   options.initCentroids = parser.value("init-centroids");
   if (parser.isSet("sweep")) {
     try {
@@ -195,7 +205,14 @@ CliOptions parseCommandLine(const QStringList& arguments) {
   options.outLabels = parser.value("out-labels");
   options.outCentroids = parser.value("out-centroids");
   options.report = parser.value("report");
+  options.outDir = parser.value("out-dir");
+  if (parser.isSet("out-dir") && options.outDir.isEmpty())
+    throw UsageError("--out-dir needs a folder");
   options.quiet = parser.isSet("quiet");
+  int toStdout = 0;
+  for (const QString& out : options.outputs())
+    toStdout += out == u"-" || out == u"/dev/stdout";
+  if (toStdout > 1) throw UsageError("only one output can go to standard output ('-')");
 
   if (parser.isSet("generate")) {
     if (!positional.isEmpty()) throw UsageError("give either INPUT or --generate, not both");
@@ -204,7 +221,17 @@ CliOptions parseCommandLine(const QStringList& arguments) {
       throw UsageError("--out-image and --out-palette need an image input (or --generate photo)");
   } else {
     if (positional.isEmpty()) throw UsageError("missing INPUT (or --generate KIND)");
+    options.inputs = positional;
     options.input = positional.front();
+  }
+  if (options.inputs.size() > 1) {
+    if (options.sweep) throw UsageError("--sweep takes one INPUT");
+    if (toStdout > 0) throw UsageError("'-' (standard output) takes one INPUT");
+    for (const QString& out : options.outputs())
+      if (!out.isEmpty() && !out.contains(u"{name}"))
+        throw UsageError("with several inputs, '" + out.toStdString() +
+                         "' would be overwritten by each: put {name} in it (or use --out-dir "
+                         "alone)");
   }
   return options;
 }

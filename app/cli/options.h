@@ -16,7 +16,11 @@
 namespace kms::app::cli {
 
 struct CliOptions {
-  QString input;                            ///< file to load; empty with --generate
+  QString input;  ///< file to load; empty with --generate
+  /// Every INPUT on the command line; more than one runs each in turn (cli/run.h).
+  QStringList inputs;
+  /// --out-dir: outputs go here, named after their input (see resolveOutputs in cli/run.cpp).
+  QString outDir;
   std::optional<GeneratorParams> generate;  ///< synthetic data instead of a file
   KMeansConfig config;
   BackendKind backend = BackendKind::Auto;
@@ -36,6 +40,14 @@ struct CliOptions {
 
   /// Outputs that only make sense for a picture (--out-image, --out-palette).
   bool wantsImageOutputs() const { return !outImage.isEmpty() || !outPalette.isEmpty(); }
+  /// Every output file option's value, empty ones included.
+  QStringList outputs() const { return {outImage, outPalette, outLabels, outCentroids, report}; }
+  /// An output goes to standard output ("-" or /dev/stdout): messages then go to stderr.
+  bool writesToStdout() const {
+    for (const QString& out : outputs())
+      if (out == u"-" || out == u"/dev/stdout") return true;
+    return false;
+  }
 };
 
 /// A command line that cannot be used; what() says why in one line.

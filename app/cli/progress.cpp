@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <string>
 
 #include "core/format.h"
@@ -33,6 +34,23 @@ void ProgressPrinter::iteration(const IterationStats& s) {
 void ProgressPrinter::finish() {
   if (barShown_) std::fputc('\n', out_);
   barShown_ = false;
+  std::fflush(out_);
+}
+
+LoadingBar::LoadingBar(std::FILE* out, const QString& name)
+    : out_(out), name_(name.toUtf8()), terminal_(isatty(fileno(out)) == 1) {}
+
+LoadingBar::~LoadingBar() {
+  if (percent_ < 0) return;
+  std::fputs("\r\x1b[K", out_);
+  std::fflush(out_);
+}
+
+void LoadingBar::update(double fraction) {
+  const int percent = int(100.0 * std::clamp(fraction, 0.0, 1.0));
+  if (!terminal_ || percent == percent_) return;
+  percent_ = percent;
+  std::fprintf(out_, "\rreading %s  %3d%%\x1b[K", name_.constData(), percent);
   std::fflush(out_);
 }
 

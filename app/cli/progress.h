@@ -4,6 +4,9 @@
 #include <cstddef>
 #include <cstdio>
 
+#include <QByteArray>
+#include <QString>
+
 #include "kmeans/engine.h"
 
 namespace kms::app::cli {
@@ -27,6 +30,27 @@ class ProgressPrinter {
   int maxIterations_;
   bool terminal_;
   bool barShown_ = false;
+};
+
+/// "reading photo.jpg  45%" redrawn in place while a file loads, on a terminal only; the line is
+/// cleared when the loading ends.
+class LoadingBar {
+ public:
+  LoadingBar(std::FILE* out, const QString& name);
+  ~LoadingBar();
+  LoadingBar(const LoadingBar&) = delete;
+  LoadingBar& operator=(const LoadingBar&) = delete;
+
+  /// False when `out` is not a terminal: then update() is never needed.
+  bool shown() const { return terminal_; }
+  /// `fraction` of the file read, in [0, 1]; redraws only when the whole percent changes.
+  void update(double fraction);
+
+ private:
+  std::FILE* out_;
+  QByteArray name_;
+  bool terminal_;
+  int percent_ = -1;
 };
 
 }  // namespace kms::app::cli

@@ -1,9 +1,12 @@
 #include "cli/run.h"
 
+#include <QDir>
 #include <QFileInfo>
 
 #include <chrono>
 #include <cstdio>
+#include <new>
+#include <optional>
 
 #include "cli/exit_codes.h"
 #include "cli/progress.h"
@@ -35,26 +38,34 @@ struct Result {
   double loopSeconds = 0.0;  ///< wall time of the iterations alone
 };
 
-/// Writes a line to stdout unless --quiet.
+/// Writes a line to stdout unless --quiet; to stderr when an output goes to stdout.
 class Console {
  public:
-  explicit Console(bool quiet) : quiet_(quiet) {}
+  explicit Console(const CliOptions& options)
+      : quiet_(options.quiet), out_(options.writesToStdout() ? stderr : stdout) {}
   void line(const QString& text) const {
-    if (!quiet_) std::fprintf(stdout, "%s\n", text.toUtf8().constData());
+    if (!quiet_) std::fprintf(out_, "%s\n", text.toUtf8().constData());
   }
+  bool quiet() const { return quiet_; }
+  std::FILE* stream() const { return out_; }
 
  private:
   bool quiet_;
+  std::FILE* out_;
 };
 
 QString fromStd(std::string_view s) {
   return QString::fromUtf8(s.data(), qsizetype(s.size()));
 }
 
-DatasetPtr obtainData(const CliOptions& options) {
+DatasetPtr obtainData(const CliOptions& options, const Console& console) {
   if (!options.generate) {
     LoadOptions load;
     load.compactOnDevice = options.backend != BackendKind::Cpu;  // the GPU will be busy anyway
+    // On a terminal, a large file shows how far reading it got (redrawn in place).
+    std::optional<LoadingBar> bar;
+    if (!console.quiet()) bar.emplace(console.stream(), QFileInfo(options.input).fileName());
+    if (bar && bar->shown()) load.progress = [&](double fraction) { bar->update(fraction); };
     return loadDataset(options.input, load);
   }
   try {
@@ -151,7 +162,8 @@ Result cluster(const CliOptions& options, const Dataset& data, const ClusteringI
                            .arg(s + 1)
                            .arg(options.restarts)
                            .arg(config.seed));
-        progress.emplace(stdout, std::size_t(data.clusteredItems()), config.max_iterations);
+        progress.emplace(console.stream(), std::size_t(data.clusteredItems()),
+                         config.max_iterations);
       }
       while (!engine.finished()) {
         iterations.push_back(engine.step());
@@ -301,10 +313,37 @@ CliOptions withGivenCentroids(const CliOptions& given, const Dataset& data) {
   return options;
 }
 
+/// The output paths for this input: "{name}" becomes the input's name without its suffix, and
+/// with --out-dir relative names go into that folder (created when missing), which without any
+/// output option gets the quantised picture (pictures) or the labels (point files).
+CliOptions resolveOutputs(const CliOptions& given, const Dataset& data) {
+  CliOptions options = given;
+  if (options.outDir.isEmpty() && !options.outputs().join(QString()).contains(u"{name}"))
+    return options;
+  const QString stem =
+      options.generate ? QStringLiteral("generated") : QFileInfo(options.input).completeBaseName();
+  const bool anyOutput = !options.outputs().join(QString()).isEmpty();
+  if (!options.outDir.isEmpty() && !anyOutput) {
+    const QString name = QStringLiteral("{name}-k%1").arg(options.config.k);
+    (data.isImage() ? options.outImage : options.outLabels) =
+        name + (data.isImage() ? QStringLiteral(".png") : QStringLiteral("-labels.csv"));
+  }
+  if (!options.outDir.isEmpty() && !QDir().mkpath(options.outDir))
+    throw ExportError(options.outDir, QStringLiteral("cannot create the folder"));
+  for (QString* out : {&options.outImage, &options.outPalette, &options.outLabels,
+                       &options.outCentroids, &options.report}) {
+    if (out->isEmpty() || *out == u"-") continue;
+    out->replace(QStringLiteral("{name}"), stem);
+    if (!options.outDir.isEmpty() && QFileInfo(*out).isRelative())
+      *out = QDir(options.outDir).filePath(*out);
+  }
+  return options;
+}
+
 int execute(const CliOptions& given) {
-  const Console console(given.quiet);
-  const DatasetPtr data = obtainData(given);
-  const CliOptions options = withGivenCentroids(given, *data);
+  const Console console(given);
+  const DatasetPtr data = obtainData(given, console);
+  const CliOptions options = resolveOutputs(withGivenCentroids(given, *data), *data);
   if (options.wantsImageOutputs() && !data->isImage())
     throw UsageError(inputName(options).toStdString() +
                      ": --out-image and --out-palette need an image input; this is a point file");
@@ -338,9 +377,7 @@ void printError(const char* message) {
   std::fprintf(stderr, "kmeans-cli: %s\n", message);
 }
 
-}  // namespace
-
-int run(const CliOptions& options) {
+int runOne(const CliOptions& options) {
   try {
     return execute(options);
   } catch (const UsageError& e) {
@@ -355,10 +392,42 @@ int run(const CliOptions& options) {
   } catch (const ExportError& e) {
     printError(e.what());
     return kExportFailure;
+  } catch (const std::bad_alloc&) {
+    printError((inputName(options) + QStringLiteral(": not enough memory for this input"))
+                   .toUtf8()
+                   .constData());
+    return kBadInput;
   } catch (const std::exception& e) {
     printError(e.what());
     return kBadInput;
   }
+}
+
+}  // namespace
+
+int run(const CliOptions& options) {
+  if (options.inputs.size() <= 1) return runOne(options);
+  const Console console(options);
+  const int total = int(options.inputs.size());
+  int firstFailure = kSuccess;
+  QStringList failed;
+  for (int i = 0; i < total; ++i) {
+    CliOptions one = options;
+    one.input = options.inputs[i];
+    one.inputs = {one.input};
+    console.line(QStringLiteral("[%1/%2] %3").arg(i + 1).arg(total).arg(one.input));
+    const int status = runOne(one);
+    if (status != kSuccess) {
+      failed << QFileInfo(one.input).fileName();
+      if (firstFailure == kSuccess) firstFailure = status;
+    }
+  }
+  if (!failed.isEmpty())
+    std::fprintf(stderr, "kmeans-cli: %lld of %d files failed: %s\n", qlonglong(failed.size()),
+                 total, failed.join(QStringLiteral(", ")).toUtf8().constData());
+  else
+    console.line(QStringLiteral("all %1 files done").arg(total));
+  return firstFailure;
 }
 
 }  // namespace kms::app::cli

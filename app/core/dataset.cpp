@@ -5,7 +5,11 @@
 namespace kms::app {
 namespace {
 
+/// A file as messages name it: its name, but devices in full ("/dev/full", not "full") and "-"
+/// as standard output.
 QString shown(const QString& file) {
+  if (file == u"-") return QStringLiteral("standard output");
+  if (file.startsWith(u"/dev/") || file.startsWith(u"/proc/")) return file;
   const QFileInfo info(file);
   return info.fileName().isEmpty() ? file : info.fileName();
 }

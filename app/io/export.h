@@ -1,5 +1,7 @@
-// Writing results. Every write goes through QSaveFile, so a failed export never leaves a
-// half-written file behind; failures throw ExportError naming the file and the problem.
+// Writing results. Every write to a regular file goes through QSaveFile, so a failed export never
+// leaves a half-written file behind; devices, FIFOs and "-" (standard output) are written
+// through, never replaced (io/save_file.h). Failures throw ExportError naming the file and the
+// problem.
 // Arguments that contradict each other (sizes that do not match) are programming errors and
 // throw std::invalid_argument.
 #pragma once

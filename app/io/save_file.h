@@ -13,9 +13,13 @@
 
 namespace kms::app::io {
 
-/// Writes `path` through QSaveFile: `write` fills the device; the file appears only when
-/// everything was written. Throws ExportError with QSaveFile's errorString on failure (and lets
-/// exceptions from `write` through, leaving no file behind either way).
+/// Writes `path`: `write` fills the device. A regular file (or a new name) goes through
+/// QSaveFile, so it appears or is replaced only when everything was written. "-", /dev/stdout,
+/// /dev/stderr and /dev/fd/N write to the process's descriptor, and an existing device, FIFO or
+/// socket is opened and written through: those are never replaced by a regular file. Throws
+/// ExportError naming the file and the cause (the system's, e.g. "No space left on device",
+/// when the device failed), and lets other exceptions from `write` through; a regular file is
+/// left as it was either way.
 void saveFile(const QString& path, const std::function<void(QIODevice&)>& write);
 
 /// Collects text and hands it to the device in blocks of about 1 MiB, so million-line files

@@ -5,17 +5,44 @@
 #include <QTemporaryDir>
 
 #include <memory>
+#include <string_view>
 
 #include "main_window.h"
 #include "scripted_run.h"
 #include "studio_options.h"
 
+namespace {
+
+void setNames() {
+  QCoreApplication::setOrganizationName(QStringLiteral("KMeansStudio"));
+  QCoreApplication::setApplicationName(QStringLiteral("kmeans-studio"));
+  QCoreApplication::setApplicationVersion(QStringLiteral(KMS_VERSION));
+}
+
+/// --help and --version are answered before any window system is needed (QApplication aborts
+/// without a display).
+bool asksForHelpOrVersion(int argc, char* argv[]) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    if (arg == "--") break;
+    if (arg == "-h" || arg == "--help" || arg == "--help-all" || arg == "-?" || arg == "-v" ||
+        arg == "--version")
+      return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 int main(int argc, char* argv[]) {
+  if (asksForHelpOrVersion(argc, argv)) {
+    QCoreApplication core(argc, argv);
+    setNames();
+    return kms::studio::parseStudioOptions(core) ? 0 : 2;  // prints and exits itself
+  }
   QApplication app(argc, argv);
-  QApplication::setOrganizationName(QStringLiteral("KMeansStudio"));
-  QApplication::setApplicationName(QStringLiteral("kmeans-studio"));
+  setNames();
   QApplication::setApplicationDisplayName(QStringLiteral("KMeans Studio"));
-  QApplication::setApplicationVersion(QStringLiteral(KMS_VERSION));
   QApplication::setDesktopFileName(QStringLiteral("kmeans-studio"));
   // One look everywhere (desktops, Xvfb, the offscreen platform).
   if (QStyle* fusion = QStyleFactory::create(QStringLiteral("Fusion")))

@@ -1,7 +1,9 @@
 // kmeans-cli end to end: the sample photo, point files, generated data, every exit code.
 #include <gtest/gtest.h>
 
+#include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QImage>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -346,6 +348,69 @@ TEST(Cli, UnwritableOutputExitsWithFour) {
   EXPECT_EQ(run.exitCode, 4);
   EXPECT_TRUE(run.err.startsWith(QStringLiteral("kmeans-cli: labels.csv: cannot create the file")))
       << run.err.toStdString();
+}
+
+TEST(Cli, ADeviceOutputFailsWithFourAndStaysADevice) {
+  const CliRun run = runCli({sample("tulip-field.png"), "-k", "4", "--out-image", "/dev/full"});
+  EXPECT_EQ(run.exitCode, 4);
+  EXPECT_FALSE(run.out.contains(QStringLiteral("wrote"))) << run.out.toStdString();
+  EXPECT_EQ(
+      run.err,
+      QStringLiteral("kmeans-cli: /dev/full: cannot write the file: No space left on device\n"));
+  EXPECT_TRUE(QFileInfo("/dev/full").exists() && !QFileInfo("/dev/full").isFile());
+}
+
+TEST(Cli, DashWritesToStandardOutputAndMessagesGoToStandardError) {
+  QProcess process;
+  process.start(QStringLiteral(KMS_CLI_PATH),
+                {sample("tulip-field.png"), "-k", "4", "--out-image", "-"});
+  ASSERT_TRUE(process.waitForFinished(60000));
+  EXPECT_EQ(process.exitCode(), 0);
+  const QImage image = QImage::fromData(process.readAllStandardOutput(), "PNG");
+  EXPECT_EQ(image.size(), QSize(768, 512));
+  EXPECT_EQ(image.colorCount(), 4);
+  const QString err = QString::fromUtf8(process.readAllStandardError());
+  EXPECT_TRUE(err.contains(QStringLiteral("converged after"))) << err.toStdString();
+  EXPECT_TRUE(err.contains(QStringLiteral("wrote -"))) << err.toStdString();
+
+  const CliRun palette = runCli({sample("tulip-field.png"), "-k", "3", "-q", "--out-palette", "-"});
+  EXPECT_EQ(palette.exitCode, 0);
+  EXPECT_EQ(
+      palette.out.count(QRegularExpression("^#[0-9a-f]{6}$", QRegularExpression::MultilineOption)),
+      3)
+      << palette.out.toStdString();
+  EXPECT_EQ(runCli({sample("tulip-field.png"), "-k", "3", "--out-palette", "-", "--report", "-"})
+                .exitCode,
+            1);
+}
+
+TEST(Cli, SeveralInputsGoOnAfterAFailureAndSayWhichFailed) {
+  const TempFiles files;
+  const QString photo = files.path("photo.png");
+  ASSERT_TRUE(QFile::copy(sample("tulip-field.png"), photo));
+  const QString broken = files.write("broken.png", "not a picture");
+  const QString points = files.path("points.csv");
+  ASSERT_TRUE(QFile::copy(sample("blobs-2d.csv"), points));
+  const QString out = files.path("out/nested");
+  CliRun run = runCli({photo, broken, points, "-k", "4", "--out-dir", out});
+  EXPECT_EQ(run.exitCode, 2);
+  EXPECT_TRUE(run.err.contains(QStringLiteral("broken.png: ")));
+  EXPECT_TRUE(run.err.endsWith(QStringLiteral("kmeans-cli: 1 of 3 files failed: broken.png\n")))
+      << run.err.toStdString();
+  EXPECT_TRUE(run.out.contains(QStringLiteral("[3/3] ") + points)) << run.out.toStdString();
+  EXPECT_EQ(QDir(out).entryList(QDir::Files),
+            (QStringList{"photo-k4.png", "points-k4-labels.csv"}));
+  EXPECT_EQ(QImage(out + "/photo-k4.png").colorCount(), 4);
+  EXPECT_EQ(countLines(out + "/points-k4-labels.csv"), 5001);
+
+  // Name patterns: {name} is each input's name; without it several inputs are refused.
+  run = runCli({photo, photo, "-k", "2", "-q", "--out-palette", files.path("{name}.gpl")});
+  EXPECT_EQ(run.exitCode, 0) << run.err.toStdString();
+  EXPECT_TRUE(QFileInfo::exists(files.path("photo.gpl")));
+  run = runCli({photo, points, "-k", "2", "--out-centroids", files.path("c.csv")});
+  EXPECT_EQ(run.exitCode, 1);
+  EXPECT_TRUE(run.err.contains(QStringLiteral("would be overwritten by each")));
+  EXPECT_EQ(runCli({photo, points, "-k", "2", "-q", "--out-dir", out}).exitCode, 0);
 }
 
 TEST(Cli, MissingGpuExitsWithThree) {

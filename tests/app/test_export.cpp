@@ -298,7 +298,8 @@ TEST(Export, FailuresNameTheFileAndLeaveNothingBehind) {
 
 TEST(Export, ReadOnlyDirectoryFailsWithoutPartialFiles) {
   if (ignoresFilePermissions())
-    GTEST_SKIP() << "this process writes files whatever their permissions (root)";
+    GTEST_SKIP() << "this process writes files whatever their permissions (root); "
+                    "ExportFaults.AReadOnlyMount... covers root";
   const TempFiles files;
   QDir().mkpath(files.path("locked"));
   QFile::setPermissions(files.path("locked"), QFileDevice::ReadOwner | QFileDevice::ExeOwner);

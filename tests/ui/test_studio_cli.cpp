@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include <set>
+#include <string_view>
 
 namespace {
 
@@ -112,4 +113,23 @@ TEST(StudioCli, OpenGLViewUnderXvfbRendersAndExits) {
     for (int x = 0; x < view.width(); x += 7)
       colours.insert(view.pixel(x, y));
   EXPECT_GT(colours.size(), 20u);
+}
+
+TEST(StudioCli, HelpAndVersionNeedNoDisplay) {
+  for (const char* option : {"--help", "--version"}) {
+    QProcess process;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    for (const char* name : {"QT_QPA_PLATFORM", "DISPLAY", "WAYLAND_DISPLAY"})
+      env.remove(QString::fromLatin1(name));
+    process.setProcessEnvironment(env);
+    process.start(QStringLiteral(KMS_STUDIO_PATH), {QString::fromLatin1(option)});
+    ASSERT_TRUE(process.waitForFinished(30000)) << option;
+    EXPECT_EQ(process.exitStatus(), QProcess::NormalExit) << option;
+    EXPECT_EQ(process.exitCode(), 0) << option;
+    const QString out = QString::fromUtf8(process.readAllStandardOutput());
+    EXPECT_TRUE(out.contains(option == std::string_view("--help")
+                                 ? QStringLiteral("--sample")
+                                 : QStringLiteral("kmeans-studio ")))
+        << option << ": " << out.toStdString();
+  }
 }
