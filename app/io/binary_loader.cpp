@@ -46,6 +46,7 @@ DatasetPtr loadClassicBinary(const QString& path, const LoadOptions& options) {
   const std::size_t count = std::size_t(h.n) * std::size_t(h.d);
   requireDataSize(file, QStringLiteral("point data (%1 points × %2 float32)").arg(h.n).arg(h.d),
                   count * sizeof(float), file.size() - kHeaderBytes);
+  requireMemoryFor(file, std::uint64_t(h.n), std::uint64_t(h.d));
 
   std::vector<float> values(count);
   const char* data = file.bytes().data() + kHeaderBytes;

@@ -33,8 +33,8 @@ QImage quantizedImage(const Dataset& dataset, const std::vector<QRgb>& palette,
 
 /// Fraction of the items (pixel counts, weights) in each cluster; k values summing to 1.
 /// `rowLabels` has one label per row.
-std::vector<double> clusterShares(const Dataset& dataset, const std::vector<std::int32_t>& rowLabels,
-                                  int k);
+std::vector<double> clusterShares(const Dataset& dataset,
+                                  const std::vector<std::int32_t>& rowLabels, int k);
 
 /// Writes `image` in the format its suffix names (PNG when there is no suffix); an unknown
 /// suffix is an ExportError. An indexed picture becomes a palette PNG of 1, 2, 4 or 8 bits per
@@ -77,7 +77,7 @@ struct StartSummary {
 
 /// Everything needed to reproduce and judge a run.
 struct RunReport {
-  QString input;  ///< file path or generator description
+  QString input;         ///< file path or generator description
   std::size_t n = 0;     ///< items: pixels or points
   std::size_t rows = 0;  ///< what the engine clustered (distinct colours when compact)
   int d = 0;
@@ -87,11 +87,11 @@ struct RunReport {
   QString rowNoun;      ///< what the rows are ("distinct colours", "pixels", ...)
   QString dither;       ///< the quantised picture's dithering, when one was written
   QStringList notes;    ///< the loader's notes (first frame of an animation, ...)
-  QString backend;  ///< "cpu" / "cuda"
+  QString backend;      ///< "cpu" / "cuda"
   QString device;
-  QString backendNote;  ///< why Auto fell back to the CPU, if it did
+  QString backendNote;                          ///< why Auto fell back to the CPU, if it did
   std::vector<kms::IterationStats> iterations;  ///< of the best start
-  std::vector<Quality> quality;  ///< per iteration of the best start (pictures; ΔE estimated)
+  std::vector<Quality> quality;      ///< per iteration of the best start (pictures; ΔE estimated)
   std::vector<StartSummary> starts;  ///< every start (one without --restarts)
   int bestStart = 0;
   Quality finalQuality;  ///< pictures: of the result, ΔE exact

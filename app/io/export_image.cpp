@@ -91,8 +91,8 @@ QImage quantizedImage(const Dataset& dataset, const std::vector<QRgb>& palette,
   return image;
 }
 
-std::vector<double> clusterShares(const Dataset& dataset, const std::vector<std::int32_t>& rowLabels,
-                                  int k) {
+std::vector<double> clusterShares(const Dataset& dataset,
+                                  const std::vector<std::int32_t>& rowLabels, int k) {
   if (rowLabels.size() != dataset.n || k < 1)
     throw std::invalid_argument("clusterShares: labels do not match the data set");
   std::vector<double> shares(std::size_t(k), 0.0);

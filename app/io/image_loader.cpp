@@ -192,6 +192,7 @@ DatasetPtr loadImage(const QString& path, const LoadOptions& options) {
   QImage image = reader.read();
   if (image.isNull()) file.fail(QStringLiteral("cannot decode the image: ") + reader.errorString());
   requirePixelBudget(file, image.size(), options.maxValues);  // when size() was unknown
+  file.requireUnchanged();  // a picture cut short mid-decode would come out half grey
   progress.update(0.5);
 
   auto out = std::make_shared<Dataset>();

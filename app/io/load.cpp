@@ -4,6 +4,7 @@
 #include <QFileInfo>
 #include <QImageReader>
 
+#include <new>
 #include <string_view>
 
 #include "io/binary_loader.h"
@@ -93,7 +94,9 @@ std::vector<float> loadCentroids(const QString& path, int d) {
   return centroids;
 }
 
-DatasetPtr loadDataset(const QString& path, const LoadOptions& options) {
+namespace {
+
+DatasetPtr loadWithReader(const QString& path, const LoadOptions& options) {
   switch (chooseReader(path)) {
     case Reader::Image:
       return io::loadImage(path, options);
@@ -109,6 +112,20 @@ DatasetPtr loadDataset(const QString& path, const LoadOptions& options) {
       break;
   }
   throw LoadError(path, QStringLiteral("file format not recognised"));
+}
+
+}  // namespace
+
+DatasetPtr loadDataset(const QString& path, const LoadOptions& options) {
+  try {
+    return loadWithReader(path, options);
+  } catch (const std::bad_alloc&) {
+    // Everything the reader had allocated is released by now, so the message can be built.
+    const double gigabytes = double(QFileInfo(path).size()) / 1e9;
+    throw LoadError(path, QStringLiteral("not enough memory to load it (the file is %1 GB; "
+                                         "free memory or use a smaller file)")
+                              .arg(gigabytes, 0, 'f', 2));
+  }
 }
 
 QStringList supportedNameFilters() {

@@ -2,6 +2,8 @@
 
 #include <QFileInfo>
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -19,9 +21,15 @@ InputFile::InputFile(const QString& path) : path_(path), file_(path) {
   if (!file_.open(QIODevice::ReadOnly))
     fail(QStringLiteral("cannot be opened: ") + file_.errorString());
   if (file_.size() == 0) fail(QStringLiteral("file is empty"));
+  opened_ = stampNow();
   if (const uchar* mapped = file_.map(0, file_.size())) {
-    bytes_ = std::string_view(reinterpret_cast<const char*>(mapped), std::size_t(file_.size()));
-    return;
+    auto guard = std::make_unique<MappedFileGuard>(mapped, std::size_t(file_.size()));
+    if (guard->valid()) {
+      guard_ = std::move(guard);
+      bytes_ = std::string_view(reinterpret_cast<const char*>(mapped), std::size_t(file_.size()));
+      return;
+    }
+    file_.unmap(const_cast<uchar*>(mapped));  // unguarded, a truncation would end the process
   }
   copy_ = file_.readAll();
   if (copy_.size() != file_.size()) fail(QStringLiteral("cannot be read: ") + file_.errorString());
@@ -30,6 +38,20 @@ InputFile::InputFile(const QString& path) : path_(path), file_(path) {
 
 void InputFile::fail(const QString& problem) const {
   throw LoadError(path_, problem);
+}
+
+InputFile::Stamp InputFile::stampNow() const {
+  struct stat info {};
+  if (::stat(QFile::encodeName(path_).constData(), &info) != 0) return {};
+  return {std::uint64_t(info.st_dev), std::uint64_t(info.st_ino), std::uint64_t(info.st_size),
+          std::int64_t(info.st_mtim.tv_sec) * 1'000'000'000 + info.st_mtim.tv_nsec};
+}
+
+void InputFile::requireUnchanged() const {
+  if ((guard_ && guard_->faulted()) || stampNow() != opened_)
+    fail(
+        QStringLiteral("the file changed while it was being read (truncated, rewritten or "
+                       "replaced); open it again once it is complete"));
 }
 
 void Progress::update(double fraction) const {
@@ -85,6 +107,30 @@ void requireValueCount(const InputFile& file, std::uint64_t n, std::uint64_t d,
                   .arg(groupedCount(n), groupedCount(d), groupedCount(maxValues)));
 }
 
+std::uint64_t availableMemoryBytes() {
+  QFile meminfo(QStringLiteral("/proc/meminfo"));
+  if (!meminfo.open(QIODevice::ReadOnly)) return std::numeric_limits<std::uint64_t>::max();
+  std::uint64_t available = 0;
+  bool found = false;
+  for (const QByteArray& line : meminfo.readAll().split('\n')) {
+    // "MemAvailable:   12345678 kB", "SwapFree:  ... kB"
+    if (!line.startsWith("MemAvailable:") && !line.startsWith("SwapFree:")) continue;
+    const QList<QByteArray> fields = line.simplified().split(' ');
+    if (fields.size() >= 2) available += fields[1].toULongLong() * 1024, found = true;
+  }
+  return found ? available : std::numeric_limits<std::uint64_t>::max();
+}
+
+void requireMemoryFor(const InputFile& file, std::uint64_t n, std::uint64_t d) {
+  const std::uint64_t needed = n * d * sizeof(float);
+  const std::uint64_t available = availableMemoryBytes();
+  if (needed > available)
+    file.fail(QStringLiteral("%1 points × %2 dimensions need %3 GB of memory; %4 GB are free")
+                  .arg(groupedCount(n), groupedCount(d))
+                  .arg(double(needed) / 1e9, 0, 'f', 2)
+                  .arg(double(available) / 1e9, 0, 'f', 2));
+}
+
 void requireDataSize(const InputFile& file, const QString& what, std::uint64_t expected,
                      std::uint64_t available) {
   if (available != expected)
@@ -94,6 +140,7 @@ void requireDataSize(const InputFile& file, const QString& what, std::uint64_t e
 
 std::shared_ptr<Dataset> makePointDataset(const InputFile& file, std::size_t n, int d,
                                           std::vector<float> values, QStringList names) {
+  file.requireUnchanged();
   auto out = std::make_shared<Dataset>();
   const QFileInfo info(file.path());
   out->source = info.absoluteFilePath();

@@ -11,12 +11,14 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <string_view>
 #include <vector>
 
 #include "core/dataset.h"
 #include "io/load.h"
+#include "io/mapped_file_guard.h"
 
 namespace kms::app::io {
 
@@ -36,11 +38,27 @@ class InputFile {
   /// Throws LoadError("<file name>: <problem>").
   [[noreturn]] void fail(const QString& problem) const;
 
+  /// Throws LoadError when the file was truncated, rewritten or replaced since it was opened
+  /// (its size, modification time or identity differ, or a mapped page vanished): what was
+  /// read may be a mix of two versions. Every loader calls it once it has everything it needs.
+  void requireUnchanged() const;
+
  private:
+  /// Identity and version of the file on disk.
+  struct Stamp {
+    std::uint64_t device = 0, inode = 0, size = 0;
+    std::int64_t modifiedNs = 0;
+    bool operator==(const Stamp&) const = default;
+  };
+  /// The stamp of the file at path_ now (all zero when it is gone).
+  Stamp stampNow() const;
+
   QString path_;
   QFile file_;
   QByteArray copy_;  ///< the content when mapping was not possible
   std::string_view bytes_;
+  Stamp opened_;
+  std::unique_ptr<MappedFileGuard> guard_;  ///< while the content is a mapping
 };
 
 /// Forwards progress to LoadOptions::progress and turns a cancel request into LoadError.
@@ -77,6 +95,15 @@ QString pointLocation(std::size_t point, std::size_t coordinate);
 void requireFinite(const InputFile& file, const std::vector<float>& values, std::size_t d);
 
 /// Fails unless n ≥ 1, d ≥ 1 and n × d ≤ maxValues (without overflowing).
+/// Memory free for new data now (MemAvailable + SwapFree from /proc/meminfo, bytes); the
+/// largest value when that cannot be read.
+std::uint64_t availableMemoryBytes();
+
+/// Throws LoadError when n × d float values would not fit in the free memory: a clear message
+/// instead of std::bad_alloc or the kernel's out-of-memory killer. For readers that know n from
+/// a header (binary, NumPy, PLY).
+void requireMemoryFor(const InputFile& file, std::uint64_t n, std::uint64_t d);
+
 void requireValueCount(const InputFile& file, std::uint64_t n, std::uint64_t d,
                        std::size_t maxValues);
 

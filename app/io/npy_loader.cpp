@@ -207,6 +207,7 @@ DatasetPtr loadNpy(const QString& path, const LoadOptions& options) {
   const std::size_t count = std::size_t(n * d);
   requireDataSize(file, QStringLiteral("array data for shape %1").arg(shapeText(header.shape)),
                   std::uint64_t(count) * dtype.bytes, bytes.size() - dataOffset);
+  requireMemoryFor(file, n, d);
 
   std::vector<float> values(count);
   const char* data = bytes.data() + dataOffset;

@@ -300,6 +300,7 @@ DatasetPtr loadPly(const QString& path, const LoadOptions& options) {
         QStringLiteral("expected at least %1 bytes of vertex data, file has %2")
             .arg(groupedCount(vertex.count * minimumBytes), groupedCount(reader.remaining())));
   }
+  requireMemoryFor(file, vertex.count, d);
 
   const std::size_t n = std::size_t(vertex.count);
   std::vector<float> values(n * d);

@@ -70,8 +70,10 @@ void writeRunReport(const QString& path, const RunReport& report) {
   }
   QJsonArray starts;
   for (const StartSummary& s : report.starts) {
-    QJsonObject start{{"start", s.start},           {"seed", seedValue(s.seed)},
-                      {"iterations", s.iterations}, {"converged", s.converged},
+    QJsonObject start{{"start", s.start},
+                      {"seed", seedValue(s.seed)},
+                      {"iterations", s.iterations},
+                      {"converged", s.converged},
                       {"inertia", number(s.inertia)}};
     addQuality(start, s.quality);
     starts.append(start);
