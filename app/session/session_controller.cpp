@@ -8,7 +8,7 @@ namespace kms::session {
 SessionController::SessionController(QObject* parent) : QObject(parent) {
   registerSessionMetaTypes();
   thread_.setObjectName(QStringLiteral("kms-session"));
-  worker_ = new SessionWorker(mailbox_, pendingCommands_);
+  worker_ = new SessionWorker(mailbox_, pendingCommands_, stop_);
   worker_->moveToThread(&thread_);
   connect(&thread_, &QThread::finished, worker_, &QObject::deleteLater);
 
@@ -63,6 +63,16 @@ void SessionController::command(F&& f) {
   QMetaObject::invokeMethod(worker_, std::forward<F>(f), Qt::QueuedConnection);
 }
 
+template <typename F>
+void SessionController::stoppingCommand(F&& f) {
+  if (shutDown_) return;
+  stop_.raise();
+  command([stop = &stop_, f = std::forward<F>(f)]() mutable {
+    stop->lower();
+    f();
+  });
+}
+
 void SessionController::openFile(const QString& path, std::optional<int> k) {
   if (shutDown_) return;
   pendingK_ = k;
@@ -110,7 +120,7 @@ void SessionController::adopt(const LoadedData& data, const QString& origin) {
   if (settings_.config.k != before) emit settingsChanged(settings_);
   // Queued before anyone hears of the new data, so commands they send in response (settings,
   // play) reach the worker after it has the data.
-  command([w = worker_, d = dataset_, s = settings_] { w->setDataset(d, s); });
+  stoppingCommand([w = worker_, d = dataset_, s = settings_] { w->setDataset(d, s); });
   emit datasetChanged(dataset_, origin);
   if (!lowered.isEmpty()) emit notice(lowered);
 }
@@ -119,7 +129,7 @@ void SessionController::setSettings(const RunSettings& settings) {
   settings_ = settings;
   loader_.setCompactOnDevice(cudaAvailable_ && settings_.backend != kms::BackendKind::Cpu);
   emit settingsChanged(settings_);
-  command([w = worker_, s = settings] { w->applySettings(s); });
+  stoppingCommand([w = worker_, s = settings] { w->applySettings(s); });
 }
 
 void SessionController::showStart(int start) {
@@ -131,7 +141,11 @@ void SessionController::play() {
 }
 
 void SessionController::pause() {
-  command([w = worker_] { w->pause(); });
+  // Only a running iteration is stopped: a pause while the run is being set up lets it finish.
+  if (state_ == SessionState::Running)
+    stoppingCommand([w = worker_] { w->pause(); });
+  else
+    command([w = worker_] { w->pause(); });
 }
 
 void SessionController::togglePlay() {
@@ -158,7 +172,7 @@ void SessionController::showIteration(int iteration) {
 }
 
 void SessionController::reset() {
-  command([w = worker_] { w->reset(); });
+  stoppingCommand([w = worker_] { w->reset(); });
 }
 
 void SessionController::setPace(double iterationsPerSecond) {
@@ -174,9 +188,10 @@ void SessionController::shutdown() {
   if (shutDown_) return;
   shutDown_ = true;
   loader_.cancel();  // a decode in flight finishes on the pool and its result is dropped
-  // Ends a running slice at its next iteration; quit() then ends the event loop and the worker
-  // (with its engine) is deleted on its own thread. An iteration in progress finishes first:
-  // engine steps cannot be interrupted, but they are bounded.
+  // Ends a running slice at its next iteration, and an iteration or initialisation in progress
+  // within one chunk (CPU; a CUDA step takes milliseconds); quit() then ends the event loop and
+  // the worker (with its engine) is deleted on its own thread.
+  stop_.raise();
   pendingCommands_.fetch_add(1, std::memory_order_acq_rel);
   thread_.quit();
   thread_.wait();

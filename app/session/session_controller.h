@@ -12,6 +12,7 @@
 #include "session/dataset_loader.h"
 #include "session/frame_mailbox.h"
 #include "session/session_types.h"
+#include "session/stop_request.h"
 
 namespace kms::session {
 
@@ -98,10 +99,15 @@ class SessionController : public QObject {
  private:
   template <typename F>
   void command(F&& f);
+  /// A command that makes the engine's current work pointless: raises stop_ first, so an
+  /// iteration or initialisation in progress ends within one chunk, and lowers it when it runs.
+  template <typename F>
+  void stoppingCommand(F&& f);
   void adopt(const LoadedData& data, const QString& origin);
 
   FrameMailbox mailbox_;
   std::atomic<int> pendingCommands_{0};
+  StopRequest stop_;
   QThread thread_;
   SessionWorker* worker_ = nullptr;  // lives on thread_; deleted there when it finishes
   DatasetLoader loader_;

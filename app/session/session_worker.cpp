@@ -7,6 +7,7 @@
 #include <exception>
 
 #include "kmeans/backend.h"
+#include "kmeans/errors.h"
 #include "session/frame_builder.h"
 
 namespace kms::session {
@@ -24,9 +25,11 @@ QString qs(const std::string& text) {
 
 }  // namespace
 
-SessionWorker::SessionWorker(FrameMailbox& mailbox, std::atomic<int>& pendingCommands)
+SessionWorker::SessionWorker(FrameMailbox& mailbox, std::atomic<int>& pendingCommands,
+                             const StopRequest& stop)
     : mailbox_(mailbox),
       pendingCommands_(pendingCommands),
+      stop_(stop),
       paceTimer_(new QTimer(this)),
       labelPool_(std::make_shared<LabelPool>()) {
   paceTimer_->setTimerType(Qt::PreciseTimer);
@@ -96,6 +99,7 @@ void SessionWorker::applySettings(const RunSettings& settings) {
 
 void SessionWorker::play() {
   commandDone();
+  if (!finishPendingInit()) return;
   if (!initialized_ || running_ || engine_->finished()) return;
   startRunning();
 }
@@ -111,7 +115,7 @@ void SessionWorker::pause() {
 void SessionWorker::stepOnce() {
   commandDone();
   if (running_) stopRunning(SessionState::Paused);
-  if (!initialized_) return;
+  if (!finishPendingInit() || !initialized_) return;
   if (hasHistory()) {
     if (viewPhase_ == StepPhase::Assign) return showPhase(viewIteration_, StepPhase::Update);
     if (viewIteration_ < engine_->iteration())
@@ -122,7 +126,7 @@ void SessionWorker::stepOnce() {
 }
 
 void SessionWorker::stepHalf() {
-  if (!initialized_ || !hasHistory()) return stepOnce();
+  if (initPending_ || !initialized_ || !hasHistory()) return stepOnce();
   commandDone();
   if (running_) stopRunning(SessionState::Paused);
   if (viewPhase_ == StepPhase::Assign) return showPhase(viewIteration_, StepPhase::Update);
@@ -230,7 +234,7 @@ bool SessionWorker::ensureEngine(kms::BackendKind kind) {
   engineKind_ = kind;  // a choice that failed is not retried on every command; a new one is
   try {
     kms::CreatedEngine created = kms::createEngine(kind);
-    engine_ = std::move(created.engine);
+    adoptEngine(std::move(created.engine));
     const kms::BackendInfo info = engine_->info();
     emit engineChanged({qs(info.backend), qs(info.device), qs(created.note)});
     return true;
@@ -239,11 +243,35 @@ bool SessionWorker::ensureEngine(kms::BackendKind kind) {
     // window stays usable.
     emit failed(tr("%1. Staying on the CPU.").arg(qs(e.what())));
     if (engine_) return false;
-    engine_ = kms::createCpuEngine();
+    adoptEngine(kms::createCpuEngine());
     const kms::BackendInfo info = engine_->info();
     emit engineChanged({qs(info.backend), qs(info.device), tr("CUDA unavailable")});
     return true;
   }
+}
+
+void SessionWorker::adoptEngine(std::unique_ptr<kms::Engine> engine) {
+  engine_ = std::move(engine);
+  engine_->setInterruptFlag(&stop_.flag());
+}
+
+bool SessionWorker::finishPendingInit() {
+  if (!initPending_) return true;
+  if (start_ == 0) {
+    initializeRun();
+    return initialized_;
+  }
+  kms::KMeansConfig config = settings_.config;  // as nextStart() set it up
+  config.seed += std::uint64_t(start_);
+  try {
+    engine_->initialize(config);
+    initPending_ = false;
+  } catch (const kms::Interrupted&) {
+  } catch (const std::exception& e) {
+    initPending_ = false;
+    fail(qs(e.what()), SessionState::Invalid);
+  }
+  return !initPending_ && initialized_;
 }
 
 void SessionWorker::initializeRun() {
@@ -253,6 +281,7 @@ void SessionWorker::initializeRun() {
   ++runId_;
   mailbox_.clear();
   initialized_ = false;
+  initPending_ = false;
   starts_.clear();
   startIterations_.clear();
   start_ = 0;
@@ -264,6 +293,11 @@ void SessionWorker::initializeRun() {
     // One start: every iteration's centroids are kept, to step back and scrub (k·d floats each).
     config.keep_history = settings_.restarts == 1;
     engine_->initialize(config);
+  } catch (const kms::Interrupted&) {
+    // A command that stops this (new data, settings, reset, closing) is next in the queue;
+    // anything else sets the run up again first (finishPendingInit).
+    initPending_ = true;
+    return;
   } catch (const std::exception& e) {
     fail(qs(e.what()), SessionState::Invalid);
     return;
@@ -328,6 +362,8 @@ bool SessionWorker::stepAndRecord(bool forceFrame, bool publish) {
   kms::IterationStats stats;
   try {
     stats = engine_->step();
+  } catch (const kms::Interrupted&) {
+    return false;  // the engine is as before the step; the command that stopped it comes next
   } catch (const std::exception& e) {
     fail(
         tr("The engine failed at iteration %1: %2").arg(engine_->iteration() + 1).arg(qs(e.what())),
@@ -340,6 +376,7 @@ bool SessionWorker::stepAndRecord(bool forceFrame, bool publish) {
   if (start_ > 0) {  // later starts of a best-of-N run: no frames, results kept for the end
     if (!finished) return true;
     if (nextStart()) return true;
+    if (initPending_) return false;  // interrupted while setting up the next start
     publishStart(bestStart());
     stopRunning(SessionState::Finished);
     return false;
@@ -360,6 +397,7 @@ bool SessionWorker::stepAndRecord(bool forceFrame, bool publish) {
     if (!running_) startRunning();  // a Step that ended the first start runs the rest
     return true;
   }
+  if (initPending_) return false;  // the next start's set-up was interrupted
   if (finished) {
     stopRunning(SessionState::Finished);
     return false;
@@ -404,6 +442,9 @@ bool SessionWorker::nextStart() {
   config.seed += std::uint64_t(start_);
   try {
     engine_->initialize(config);
+  } catch (const kms::Interrupted&) {
+    initPending_ = true;  // this start is set up again before the run goes on
+    return false;
   } catch (const std::exception& e) {
     fail(qs(e.what()), SessionState::Invalid);
     return false;

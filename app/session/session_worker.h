@@ -26,6 +26,7 @@
 #include "session/frame_mailbox.h"
 #include "session/label_pool.h"
 #include "session/session_types.h"
+#include "session/stop_request.h"
 
 class QTimer;
 
@@ -36,8 +37,9 @@ class SessionWorker : public QObject {
 
  public:
   /// `pendingCommands` is raised by the controller before it queues a command, so a running
-  /// slice stops early; each command lowers it when it runs.
-  SessionWorker(FrameMailbox& mailbox, std::atomic<int>& pendingCommands);
+  /// slice stops early; each command lowers it when it runs. `stop` interrupts an engine call
+  /// in progress (the controller raises and lowers it; it outlives the worker).
+  SessionWorker(FrameMailbox& mailbox, std::atomic<int>& pendingCommands, const StopRequest& stop);
   ~SessionWorker() override;
 
   // Commands. Called on the worker thread through queued invocations only.
@@ -85,6 +87,10 @@ class SessionWorker : public QObject {
   /// Builds the engine's input for the data set and the clustering options and hands it to the
   /// engine; false (after failing with the reason) when that fails.
   bool prepareInput();
+  /// Gives the engine the stop flag (after every engine change).
+  void adoptEngine(std::unique_ptr<kms::Engine> engine);
+  /// Sets up again what an interrupted initialize() left undone. False when it still is not.
+  bool finishPendingInit();
   void initializeRun();
   /// Best of N: records the finished start and starts the next one; false when none is left.
   bool nextStart();
@@ -117,6 +123,10 @@ class SessionWorker : public QObject {
 
   FrameMailbox& mailbox_;
   std::atomic<int>& pendingCommands_;
+  const StopRequest& stop_;
+  /// An initialize() was interrupted: the run must be set up again before it can step
+  /// (start_ > 0: that start of a best-of-N run).
+  bool initPending_ = false;
 
   kms::app::DatasetPtr dataset_;        // declared before engine_: the CPU engine reads its memory
   kms::app::ClusteringInputPtr input_;  // what the engine clusters (reads its memory too)

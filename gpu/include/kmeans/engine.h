@@ -1,6 +1,7 @@
 // The one interface every k-means backend implements.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -124,7 +125,19 @@ class Engine {
 
   const KMeansConfig& config() const { return config_; }
 
+  /// Lets another thread stop a long step() or initialize() early: while `*flag` is true the
+  /// CPU backend stops between chunks of work (a few milliseconds apart) and throws
+  /// Interrupted, leaving the engine as it was before the call. The CUDA backend's steps take
+  /// milliseconds and finish. nullptr (the default) never interrupts; the flag must outlive
+  /// the engine or be replaced first.
+  void setInterruptFlag(const std::atomic<bool>* flag) { interrupt_ = flag; }
+
  protected:
+  /// The interrupt flag is raised (cheap; call it between chunks).
+  bool interruptRequested() const {
+    return interrupt_ != nullptr && interrupt_->load(std::memory_order_relaxed);
+  }
+
   /// Backends call this when keep_history is set: with the initial centroids at the end of
   /// initialize() (after clearHistory()), then after every step(). Data units and the engine's
   /// centred frame, k × d each.
@@ -134,6 +147,7 @@ class Engine {
 
   KMeansConfig config_;
   bool snapshot_requested_ = false;
+  const std::atomic<bool>* interrupt_ = nullptr;
 
  private:
   struct HistoryEntry {

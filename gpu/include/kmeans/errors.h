@@ -26,4 +26,12 @@ class DeviceError : public Error {
   using Error::Error;
 };
 
+/// A step() or initialize() stopped early because the interrupt flag (Engine::setInterruptFlag)
+/// was raised. The engine is as it was before the call: step() can simply be called again;
+/// after an interrupted initialize() the engine is not initialised.
+class Interrupted : public Error {
+ public:
+  using Error::Error;
+};
+
 }  // namespace kms

@@ -60,6 +60,7 @@ void CpuEngine::centreInto(std::size_t i, float* out) const {
 void CpuEngine::initialize(const KMeansConfig& config) {
   if (!has_data_) throw std::logic_error("CpuEngine::initialize called before setData");
   validateConfig(config, data_.n, d_);
+  initialized_ = false;  // until the seeding finishes (it may be interrupted)
   config_ = config;
   k_ = config.k;
   k_padded_ = (k_ + 7) & ~7;
@@ -154,9 +155,14 @@ void CpuEngine::initPlusPlus(bool greedy) {
   const double scale = greedy ? seeding::potentialScale(potentialBound()) : 1.0;
   std::vector<std::vector<std::int64_t>> potentials(chunks);
   std::vector<float> candidate(static_cast<std::size_t>(candidates) * d_);
+  std::atomic<bool> stopped{false};  // a chunk saw the interrupt flag (it may be lowered since)
   for (int j = 0; j < k_; ++j) {
     const float* newest = j > 0 ? &centroids_[static_cast<std::size_t>(j - 1) * d_] : nullptr;
     pool_.parallelFor(chunks, [&](std::size_t c, int worker) {
+      if (stopped.load(std::memory_order_relaxed) || interruptRequested()) {
+        stopped.store(true, std::memory_order_relaxed);  // a chunk was skipped: no result
+        return;
+      }
       float* x = scratch[worker].data();
       const std::size_t begin = c * kSamplingChunk, end = std::min(n, begin + kSamplingChunk);
       double s = 0.0;
@@ -170,6 +176,7 @@ void CpuEngine::initPlusPlus(bool greedy) {
       }
       sums[c] = s;
     });
+    if (stopped.load()) throw Interrupted("initialisation interrupted");
     float* out = &centroids_[static_cast<std::size_t>(j) * d_];
     if (j == 0 || !greedy) {
       centreInto(draw(j, seeding::plusPlusUniform(config_.seed, j)), out);
@@ -180,6 +187,10 @@ void CpuEngine::initPlusPlus(bool greedy) {
       centreInto(draw(j, seeding::greedyUniform(config_.seed, j, l)),
                  &candidate[static_cast<std::size_t>(l) * d_]);
     pool_.parallelFor(chunks, [&](std::size_t c, int worker) {
+      if (stopped.load(std::memory_order_relaxed) || interruptRequested()) {
+        stopped.store(true, std::memory_order_relaxed);
+        return;
+      }
       float* x = scratch[worker].data();
       std::vector<std::int64_t>& total = potentials[c];
       total.assign(static_cast<std::size_t>(candidates), 0);
@@ -196,6 +207,7 @@ void CpuEngine::initPlusPlus(bool greedy) {
         }
       }
     });
+    if (stopped.load()) throw Interrupted("initialisation interrupted");
     int best = 0;
     std::int64_t best_potential = 0;
     for (int l = 0; l < candidates; ++l) {
@@ -271,10 +283,8 @@ void CpuEngine::assignChunk(std::size_t chunk, Accumulator& acc, std::vector<flo
     }
     const float w = weighted ? data_.weights[i] : 1.0f;
     inertia += weighted ? static_cast<double>(exact::mul(best_dist, w)) : best_dist;
-    if (labels_[i] != best) {
-      ++acc.changed;
-      labels_[i] = best;
-    }
+    if (labels_[i] != best) ++acc.changed;
+    next_labels_[i] = best;
     std::int64_t* sums = &acc.coord[static_cast<std::size_t>(best) * d_];
     for (int c = 0; c < d_; ++c)
       sums[c] += exact::quantize(weighted ? exact::mul(x[c], w) : x[c], coord_scale_[c]);
@@ -290,7 +300,8 @@ void CpuEngine::assignCountedRow(std::size_t i, const float* x, float* dist, Acc
   // far above float rounding (see kBoundSlack), so a row is settled only when its centroid is
   // nearer than every other by a margin no rounding can close: its label is the full search's.
   const int old = labels_[i];
-  float* bound = &bounds_[2 * i];
+  const float* bound = &bounds_[2 * i];
+  float* next_bound = &next_bounds_[2 * i];
   int best = old;
   float best_dist = 0.0f;
   float upper = 0.0f, lower = 0.0f;
@@ -330,13 +341,13 @@ void CpuEngine::assignCountedRow(std::size_t i, const float* x, float* dist, Acc
     upper = std::sqrt(best_dist) * (1.0f + kBoundSlack);
     lower = std::sqrt(second) * (1.0f - kBoundSlack);  // k = 1: no other centroid, ∞
   }
-  bound[0] = upper;
-  bound[1] = lower;
+  next_bound[0] = upper;
+  next_bound[1] = lower;
+  next_labels_[i] = best;
   const std::uint32_t m = data_.counts[i];
   inertia += static_cast<double>(best_dist) * m;
   if (old == best) return;
   acc.changed += m;
-  labels_[i] = best;
   std::int64_t* to = &acc.coord[static_cast<std::size_t>(best) * d_];
   std::int64_t* from = old >= 0 ? &acc.coord[static_cast<std::size_t>(old) * d_] : nullptr;
   for (int c = 0; c < d_; ++c) {
@@ -430,9 +441,19 @@ IterationStats CpuEngine::step() {
     std::fill(acc.weight.begin(), acc.weight.end(), 0);
     acc.changed = 0;
   }
+  next_labels_.resize(labels_.size());
+  next_bounds_.resize(bounds_.size());
+  std::atomic<bool> interrupted{false};
   pool_.parallelFor(chunk_inertia_.size(), [&](std::size_t chunk, int worker) {
+    if (interrupted.load(std::memory_order_relaxed) || interruptRequested()) {
+      interrupted.store(true, std::memory_order_relaxed);
+      return;
+    }
     assignChunk(chunk, accumulators_[worker], distance_scratch_[worker]);
   });
+  if (interrupted.load()) throw Interrupted("iteration interrupted");
+  labels_.swap(next_labels_);
+  bounds_.swap(next_bounds_);
   stats.ms.assign_ms = msSince(t0);
 
   // Reduce: integer sums are exact, so the worker order does not matter; inertia is summed in

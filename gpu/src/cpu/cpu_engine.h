@@ -67,6 +67,10 @@ class CpuEngine final : public Engine {
   std::vector<float> previous_;       // centroids the last assignment used, centred
   std::vector<float> transposed_;     // d × k_padded copy of centroids_ for the vectorised search
   std::vector<std::int32_t> labels_;  // −1 before the first iteration
+  // A step writes its labels and bounds here and swaps them in only once every chunk is done,
+  // so an interrupted step leaves the previous iteration intact.
+  std::vector<std::int32_t> next_labels_;
+  std::vector<float> next_bounds_;
   std::vector<Accumulator> accumulators_;
   std::vector<std::vector<float>> distance_scratch_;
   std::vector<double> chunk_inertia_;
