@@ -2,7 +2,8 @@
 # Installs the Debian 12 packages KMeans Studio needs to build, test and run.
 # Only missing packages are installed, so a second run costs a dpkg query and nothing else.
 #
-#   scripts/install-deps.sh          # everything (GUI, tests, loaders)
+#   scripts/install-deps.sh          # everything (GUI, tests, loaders, fuzzing with clang,
+#                                    # checking the package's desktop entry and metadata)
 #
 # Runs apt-get as root, or through sudo when not root.
 set -euo pipefail
@@ -13,6 +14,7 @@ packages=(
   qt6-datavisualization-dev libqcustomplot-dev qt6-image-formats-plugins
   libgl-dev libegl-dev libxkbcommon-dev libassimp-dev libgtest-dev libpng-dev
   xvfb xauth x11-apps fonts-dejavu-core
+  clang desktop-file-utils appstream
 )
 
 missing=()

@@ -4,7 +4,7 @@
 # exits by itself. One more run on the offscreen platform shows the 3-D fallback (the way the
 # GUI runs on a machine without X11 or OpenGL).
 #
-#   scripts/screenshots.sh                  # uses build-ui/app/kmeans-studio
+#   scripts/screenshots.sh                  # builds and uses build/ (as scripts/build.sh does)
 #   KMS_STUDIO=path/to/kmeans-studio scripts/screenshots.sh
 #   scripts/screenshots.sh --backend cuda   # extra arguments go to every run
 #
@@ -12,14 +12,16 @@
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-studio="${KMS_STUDIO:-$root/build-ui/app/kmeans-studio}"
+studio="${KMS_STUDIO:-$root/build/app/kmeans-studio}"
 out="$root/docs/screenshots"
 size="1600x1000"
 extra=("$@")
 
+if [ -z "${KMS_STUDIO:-}" ]; then
+  "$root/scripts/build.sh"  # the README's build: installs what is missing, builds build/
+fi
 if [ ! -x "$studio" ]; then
-  echo "screenshots: $studio not found; build it first:" >&2
-  echo "  cmake -S . -B build-ui -G Ninja -DKMS_WITH_CUDA=OFF && cmake --build build-ui --target kmeans-studio" >&2
+  echo "screenshots: $studio not found (KMS_STUDIO names a kmeans-studio that is not there)" >&2
   exit 1
 fi
 if ! command -v xvfb-run >/dev/null; then

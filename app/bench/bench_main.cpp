@@ -133,10 +133,14 @@ Options parse(int argc, char** argv) {
       o.sweep = std::size_t(std::stoull(next()));
     else if (a == "--photo")
       o.photo = next();
-    else if (a == "--help" || a == "-h") {
+    else if (a == "--version" || a == "-v") {
+      std::printf("kmeans-bench %s\n", KMS_VERSION);
+      std::exit(0);
+    } else if (a == "--help" || a == "-h") {
       std::printf(
           "usage: kmeans-bench [--quick] [--iterations N] [--warmup N] [--cpu-iterations N] "
-          "[--no-gpu] [--no-cpu] [--only SUBSTRING] [--markdown FILE] [--photo FILE.ppm]\n");
+          "[--no-gpu] [--no-cpu] [--only SUBSTRING] [--markdown FILE] [--photo FILE.ppm] "
+          "[--sweep N] [--version]\n");
       std::exit(0);
     } else {
       std::fprintf(stderr, "kmeans-bench: unknown option %s\n", a.c_str());

@@ -43,7 +43,7 @@ int main(int argc, char* argv[]) {
   QApplication app(argc, argv);
   setNames();
   QApplication::setApplicationDisplayName(QStringLiteral("KMeans Studio"));
-  QApplication::setDesktopFileName(QStringLiteral("kmeans-studio"));
+  QApplication::setDesktopFileName(QStringLiteral("org.kmeansstudio.KMeansStudio"));
   // One look everywhere (desktops, Xvfb, the offscreen platform).
   if (QStyle* fusion = QStyleFactory::create(QStringLiteral("Fusion")))
     QApplication::setStyle(fusion);

@@ -421,6 +421,22 @@ TEST(Cli, MissingGpuExitsWithThree) {
       << run.err.toStdString();
 }
 
+TEST(Cli, TheManPageDescribesEveryOption) {
+  QFile manPage(QStringLiteral(KMS_SOURCE_DIR "/docs/man/kmeans-cli.1"));
+  ASSERT_TRUE(manPage.open(QIODevice::ReadOnly));
+  const QString man = QString::fromUtf8(manPage.readAll()).replace(QStringLiteral("\\-"), "-");
+  const CliRun help = runCli({"--help"});
+  const QRegularExpression option(QStringLiteral("^\\s+(?:-\\w, )?(--[a-z-]+)"),
+                                  QRegularExpression::MultilineOption);
+  int options = 0;
+  for (auto it = option.globalMatch(help.out); it.hasNext(); ++options) {
+    const QString name = it.next().captured(1);
+    EXPECT_TRUE(man.contains(name)) << name.toStdString() << " is not in kmeans-cli.1";
+  }
+  EXPECT_GT(options, 30);
+  EXPECT_TRUE(man.contains(QStringLiteral(".TH KMEANS-CLI 1")));
+}
+
 TEST(Cli, HelpDocumentsTheExitCodes) {
   const CliRun run = runCli({"--help"});
   EXPECT_EQ(run.exitCode, 0);

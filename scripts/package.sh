@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Builds the Debian package from build/ (as scripts/build.sh makes it) and checks it: the files a
+# desktop expects, the dependencies dpkg-shlibdeps found (no CUDA runtime: it is linked
+# statically), the desktop entry and AppStream metadata validate, and the packaged programs
+# start (--version, no display needed) from an unpacked copy.
+#   scripts/package.sh        → build/kmeans-studio_<version>_<arch>.deb
+# Install it with: sudo apt install ./build/kmeans-studio_*.deb
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+"$root/scripts/build.sh"
+rm -f build/kmeans-studio_*.deb
+(cd build && cpack -G DEB > cpack.log 2>&1) || { cat build/cpack.log; exit 1; }
+deb=$(ls build/kmeans-studio_*.deb)
+fail() { echo "package: $deb: $*" >&2; exit 1; }
+
+contents=$(dpkg-deb -c "$deb")
+app=org.kmeansstudio.KMeansStudio
+expected=(usr/bin/kmeans-studio usr/bin/kmeans-cli usr/bin/kmeans-bench
+          "usr/share/applications/$app.desktop" "usr/share/metainfo/$app.metainfo.xml"
+          usr/share/man/man1/kmeans-cli.1.gz usr/share/icons/hicolor/scalable/apps/kmeans-studio.svg)
+for size in 16 22 24 32 48 64 96 128 256 512; do
+  expected+=("usr/share/icons/hicolor/${size}x${size}/apps/kmeans-studio.png")
+done
+for file in "${expected[@]}"; do
+  grep -q " \./$file\$" <<< "$contents" || fail "missing $file"
+done
+
+depends=$(dpkg-deb -f "$deb" Depends)
+for library in libqt6core6 libqt6gui6 libqt6widgets6 libqt6charts6 libqt6datavisualization6; do
+  grep -q "$library" <<< "$depends" || fail "Depends lacks $library: $depends"
+done
+grep -qi cuda <<< "$depends" && fail "Depends names CUDA (the runtime should be static): $depends"
+
+unpacked=$(mktemp -d)
+trap 'rm -rf "$unpacked"' EXIT
+dpkg-deb -x "$deb" "$unpacked"
+for program in kmeans-studio kmeans-cli kmeans-bench; do
+  binary="$unpacked/usr/bin/$program"
+  if ldd "$binary" | grep -E "not found|libcudart"; then fail "$program: unexpected libraries"; fi
+  version=$(env -u DISPLAY -u WAYLAND_DISPLAY -u QT_QPA_PLATFORM "$binary" --version)
+  echo "$program --version: $version"
+  grep -q "0\.\|[0-9]\." <<< "$version" || fail "$program --version printed '$version'"
+done
+desktop-file-validate "$unpacked/usr/share/applications/$app.desktop"
+appstreamcli validate --no-net "$unpacked/usr/share/metainfo/$app.metainfo.xml"
+gzip -t "$unpacked/usr/share/man/man1/kmeans-cli.1.gz"
+echo "package: $deb ($(du -h "$deb" | cut -f1)): contents, dependencies and programs check out"
+echo "Depends: $depends"

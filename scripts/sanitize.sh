@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# The suite under sanitizers, CPU only (CI runs both after scripts/test.sh):
+#   scripts/sanitize.sh asan   # every test in an ASan + UBSan build (preset debug, build-debug/),
+#                              # halting on the first error; LeakSanitizer suppressions for system
+#                              # libraries in tests/sanitizers/lsan.supp
+#   scripts/sanitize.sh tsan   # ThreadSanitizer (preset tsan, build-tsan/): the CPU backend's
+#                              # thread pool (engine tests), the session worker, frame mailbox
+#                              # and label pool (session tests)
+# Extra arguments go to ctest.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+kind=${1:?usage: scripts/sanitize.sh asan|tsan [ctest arguments]}
+shift
+"$root/scripts/install-deps.sh"
+jobs=$(nproc 2>/dev/null || echo 2)
+export QT_QPA_PLATFORM=offscreen
+case "$kind" in
+  asan)
+    [ -f build-debug/CMakeCache.txt ] || cmake --preset debug
+    cmake --build build-debug -j "$jobs"
+    export ASAN_OPTIONS=halt_on_error=1:detect_leaks=1:abort_on_error=0
+    export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+    export LSAN_OPTIONS="suppressions=$root/tests/sanitizers/lsan.supp:print_suppressions=0"
+    ctest --test-dir build-debug --output-on-failure -j "$jobs" "$@"
+    ;;
+  tsan)
+    [ -f build-tsan/CMakeCache.txt ] || cmake --preset tsan
+    cmake --build build-tsan -j "$jobs" --target engine_tests session_tests
+    export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$root/tests/sanitizers/tsan.supp"
+    ctest --test-dir build-tsan --output-on-failure -j "$jobs" -L 'engine|session' "$@"
+    ;;
+  *)
+    echo "scripts/sanitize.sh: unknown kind '$kind' (asan or tsan)" >&2
+    exit 1
+    ;;
+esac

@@ -1,0 +1,18 @@
+// libFuzzer target: the classic binary point format (int32 N, int32 d, N·d float32). Any outcome
+// but a Dataset or a LoadError (a crash, a sanitizer report, another exception, a hang) is a bug.
+#include "fuzz_support.h"
+#include "io/binary_loader.h"
+
+extern "C" int LLVMFuzzerInitialize(int* argc, char*** argv) {
+  kms::fuzz::initialize(argc, argv);
+  return 0;
+}
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  using namespace kms::app;
+  try {
+    io::loadClassicBinary(kms::fuzz::inputFile(data, size, ".bin"), kms::fuzz::loadOptions());
+  } catch (const LoadError&) {
+  }
+  return 0;
+}

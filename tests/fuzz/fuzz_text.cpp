@@ -1,0 +1,18 @@
+// libFuzzer target: CSV/TSV/whitespace text point files. Any outcome but a Dataset or a LoadError
+// (a crash, a sanitizer report, another exception, a hang) is a bug.
+#include "fuzz_support.h"
+#include "io/text_loader.h"
+
+extern "C" int LLVMFuzzerInitialize(int* argc, char*** argv) {
+  kms::fuzz::initialize(argc, argv);
+  return 0;
+}
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  using namespace kms::app;
+  try {
+    io::loadTextPoints(kms::fuzz::inputFile(data, size, ".csv"), kms::fuzz::loadOptions());
+  } catch (const LoadError&) {
+  }
+  return 0;
+}
