@@ -25,7 +25,7 @@ for target in "${targets[@]}"; do
   artifacts=build-fuzz/artifacts/$target
   mkdir -p "$work" "$artifacts"
   echo "== fuzz_$target: replaying $(ls "$seeds" | wc -l) seeds"
-  if ! "$binary" -runs=0 "$seeds" > "$artifacts/replay.log" 2>&1; then
+  if ! "$binary" -runs=0 -artifact_prefix="$artifacts/" "$seeds" > "$artifacts/replay.log" 2>&1; then
     tail -40 "$artifacts/replay.log"
     failed+=("$target (replay)")
     continue

@@ -6,7 +6,6 @@
 #include <QStandardPaths>
 
 #include <cstdlib>
-#include <memory>
 
 namespace kms::fuzz {
 namespace {
@@ -16,8 +15,8 @@ QString g_folder;
 }  // namespace
 
 void initialize(int* argc, char*** argv) {
-  static std::unique_ptr<QCoreApplication> app;
-  if (!app) app = std::make_unique<QCoreApplication>(*argc, *argv);
+  // Never destroyed: libFuzzer ends the process with exit(), after Qt's own globals are gone.
+  if (!QCoreApplication::instance()) new QCoreApplication(*argc, *argv);
   // One folder per process (parallel fuzzing jobs), in memory when /dev/shm exists.
   const QString base =
       QDir(QStringLiteral("/dev/shm")).exists() ? QStringLiteral("/dev/shm") : QDir::tempPath();
