@@ -269,6 +269,16 @@ void MainWindow::connectSession() {
   connect(s, &session::SessionController::notice, this, [this](const QString& message) {
     messages_->showMessage(MessageBar::Level::Info, message);
   });
+  connect(s, &session::SessionController::deviceFailed, this, [this](const QString& message) {
+    messages_->showMessage(MessageBar::Level::Error,
+                           message + u'\n' + tr("The CPU gives the same result, more slowly."),
+                           tr("Continue on the CPU"), [this] {
+                             session::RunSettings settings = session_->settings();
+                             settings.backend = kms::BackendKind::Cpu;
+                             session_->setSettings(settings);  // the run starts again on the CPU
+                             session_->play();
+                           });
+  });
   connect(s, &session::SessionController::engineChanged, this,
           [this](const session::EngineDescription& e) {
             if (!e.note.isEmpty()) messages_->showMessage(MessageBar::Level::Info, e.note);

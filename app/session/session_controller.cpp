@@ -22,6 +22,7 @@ SessionController::SessionController(QObject* parent) : QObject(parent) {
   });
   connect(worker_, &SessionWorker::deliveryPending, this, &SessionController::deliveryPending);
   connect(worker_, &SessionWorker::failed, this, &SessionController::errorOccurred);
+  connect(worker_, &SessionWorker::deviceFailed, this, &SessionController::deviceFailed);
   connect(worker_, &SessionWorker::startProgress, this, &SessionController::startProgress);
   connect(worker_, &SessionWorker::cudaProbed, this, [this](bool available, const QString& text) {
     cudaAvailable_ = available;
@@ -169,6 +170,10 @@ void SessionController::stepBack() {
 
 void SessionController::showIteration(int iteration) {
   command([w = worker_, iteration] { w->showIteration(iteration); });
+}
+
+void SessionController::setEngineFactory(EngineFactory factory) {
+  command([w = worker_, f = std::move(factory)] { w->setEngineFactory(f); });
 }
 
 void SessionController::reset() {

@@ -51,6 +51,9 @@ class SessionController : public QObject {
   /// Shows iteration t of the run as it was (the timeline); labels are recomputed exactly.
   void showIteration(int iteration);
   void reset();
+  /// How the worker makes engines from now on (tests inject failing ones); default
+  /// kms::createEngine. Takes effect at the next engine change (new data or backend).
+  void setEngineFactory(EngineFactory factory);
   /// Best of N, once every start has finished: shows start `start`'s result.
   void showStart(int start);
   /// Iterations per second; ≤ 0 runs flat out.
@@ -91,6 +94,9 @@ class SessionController : public QObject {
   void cudaProbed(bool available, const QString& description);
   /// The engine or the settings failed (k too large, CUDA unavailable, ...).
   void errorOccurred(const QString& message);
+  /// The GPU failed during the run (a CUDA error); the run is paused where it was. Switching
+  /// the backend to the CPU (setSettings) starts it again there, with the same result.
+  void deviceFailed(const QString& message);
   /// Something the user should know that is not an error (k lowered to fit the data).
   void notice(const QString& message);
   /// Best of N: start `start` (0-based) of `starts` of run `runId` is running.

@@ -6,6 +6,8 @@
 #include <QMetaType>
 #include <QString>
 
+#include <functional>
+
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -29,6 +31,10 @@ struct RunSettings {
   kms::app::ClusteringOptions clustering;  ///< colour space, distinct values or every item
   int restarts = 1;  ///< seeded starts (seeds seed, seed + 1, ...); the lowest inertia wins
 };
+
+/// Makes the engine for a backend (kms::createEngine unless a test injects its own, e.g. one
+/// whose GPU fails mid-run). Called on the worker thread.
+using EngineFactory = std::function<kms::CreatedEngine(kms::BackendKind)>;
 
 enum class SessionState {
   NoData,     ///< nothing loaded yet

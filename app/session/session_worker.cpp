@@ -199,6 +199,11 @@ void SessionWorker::reset() {
   if (dataset_ && engine_ && state_ != SessionState::NoData) initializeRun();
 }
 
+void SessionWorker::setEngineFactory(const EngineFactory& factory) {
+  commandDone();
+  engineFactory_ = factory;
+}
+
 void SessionWorker::setPace(double iterationsPerSecond) {
   commandDone();
   pace_ = std::max(0.0, iterationsPerSecond);
@@ -233,7 +238,7 @@ bool SessionWorker::ensureEngine(kms::BackendKind kind) {
   if (engine_ && kind == engineKind_) return false;
   engineKind_ = kind;  // a choice that failed is not retried on every command; a new one is
   try {
-    kms::CreatedEngine created = kms::createEngine(kind);
+    kms::CreatedEngine created = engineFactory_ ? engineFactory_(kind) : kms::createEngine(kind);
     adoptEngine(std::move(created.engine));
     const kms::BackendInfo info = engine_->info();
     emit engineChanged({qs(info.backend), qs(info.device), qs(created.note)});
@@ -364,6 +369,15 @@ bool SessionWorker::stepAndRecord(bool forceFrame, bool publish) {
     stats = engine_->step();
   } catch (const kms::Interrupted&) {
     return false;  // the engine is as before the step; the command that stopped it comes next
+  } catch (const kms::DeviceError& e) {
+    // The GPU is gone for this process (a CUDA error loses the context): say so, and let the
+    // window offer the CPU, which gives the same result.
+    running_ = false;
+    paceTimer_->stop();
+    setState(SessionState::Paused);
+    emit deviceFailed(
+        tr("The GPU failed at iteration %1: %2").arg(engine_->iteration() + 1).arg(qs(e.what())));
+    return false;
   } catch (const std::exception& e) {
     fail(
         tr("The engine failed at iteration %1: %2").arg(engine_->iteration() + 1).arg(qs(e.what())),

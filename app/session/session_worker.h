@@ -58,6 +58,8 @@ class SessionWorker : public QObject {
   /// Shows iteration t (0 ≤ t ≤ the newest) as a whole, from the engine's history.
   void showIteration(int iteration);
   void reset();
+  /// Replaces how engines are made (tests); the next engine change uses it.
+  void setEngineFactory(const kms::session::EngineFactory& factory);
   /// Iterations per second; ≤ 0 runs flat out.
   void setPace(double iterationsPerSecond);
   /// The shortest time between two frames (the screen's refresh interval).
@@ -73,6 +75,8 @@ class SessionWorker : public QObject {
   /// Something was posted to the mailbox and nobody has been told yet.
   void deliveryPending();
   void failed(const QString& message);
+  /// The GPU failed while running (a CUDA error): the run stopped; the CPU can take over.
+  void deviceFailed(const QString& message);
   void cudaProbed(bool available, const QString& description);
   /// Best of N: start `start` (0-based) of `starts` is running (the first one is animated, the
   /// others run flat out). `runId` is the run's id: the result frame of all the starts comes
@@ -127,6 +131,7 @@ class SessionWorker : public QObject {
   /// An initialize() was interrupted: the run must be set up again before it can step
   /// (start_ > 0: that start of a best-of-N run).
   bool initPending_ = false;
+  EngineFactory engineFactory_;  ///< empty: kms::createEngine
 
   kms::app::DatasetPtr dataset_;        // declared before engine_: the CPU engine reads its memory
   kms::app::ClusteringInputPtr input_;  // what the engine clusters (reads its memory too)

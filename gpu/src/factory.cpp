@@ -1,3 +1,4 @@
+#include <cstdlib>
 #include <mutex>
 
 #include "cpu/cpu_engine.h"
@@ -37,6 +38,19 @@ std::unique_ptr<Engine> createCpuEngine(int threads) {
   return std::make_unique<CpuEngine>(threads);
 }
 
+namespace {
+
+/// EngineOptions::cuda_fault_at_iteration, or else KMS_CUDA_FAULT_AT_ITERATION from the
+/// environment: how the programs themselves (kmeans-cli, kmeans-studio) are tested against a
+/// GPU that fails mid-run on a GPU machine. Unset, it is 0: never.
+int faultAtIteration(const EngineOptions& options) {
+  if (options.cuda_fault_at_iteration != 0) return options.cuda_fault_at_iteration;
+  const char* fromEnvironment = std::getenv("KMS_CUDA_FAULT_AT_ITERATION");
+  return fromEnvironment ? std::atoi(fromEnvironment) : 0;
+}
+
+}  // namespace
+
 CreatedEngine createEngine(BackendKind kind, const EngineOptions& options) {
   CreatedEngine created;
   if (kind == BackendKind::Cpu) {
@@ -48,7 +62,7 @@ CreatedEngine createEngine(BackendKind kind, const EngineOptions& options) {
       options.cuda_device == 0 ? cudaStatus() : cuda::probe(options.cuda_device);
   if (status.available) {
     try {
-      created.engine = cuda::createEngine(options.cuda_device);
+      created.engine = cuda::createEngine(options.cuda_device, faultAtIteration(options));
       created.kind = BackendKind::Cuda;
       return created;
     } catch (const DeviceError& e) {

@@ -18,6 +18,7 @@
 #include <QStatusBar>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QToolButton>
 
 #include <gtest/gtest.h>
 
@@ -30,6 +31,7 @@
 #include "data/run_history.h"
 #include "data/sample_catalog.h"
 #include "export_controller.h"
+#include "failing_gpu_engine.h"
 #include "io/load.h"
 #include "main_window.h"
 #include "studio_actions.h"
@@ -264,6 +266,31 @@ TEST(MainWindow, BadFileShowsAnErrorAndKeepsTheData) {
   // Still usable.
   w->actions().stepWhole->trigger();
   EXPECT_TRUE(waitFor([&] { return w->views()->frame()->iteration == 2; }));
+}
+
+TEST(MainWindow, AGpuFailureOffersTheCpuAndTheRunFinishesThere) {
+  auto w = makeWindow();
+  w->session().setEngineFactory(
+      [](kms::BackendKind kind) { return kms::test::failingGpuFactory(kind, 2); });
+  kms::session::RunSettings settings = w->session().settings();
+  settings.backend = kms::BackendKind::Cuda;
+  settings.config.max_iterations = 25;
+  w->session().setSettings(settings);
+  ASSERT_TRUE(openSample(*w, QStringLiteral("blobs")));
+  EXPECT_EQ(w->session().engine().backend, QStringLiteral("cuda"));
+  w->actions().playPause->trigger();
+  ASSERT_TRUE(waitFor([&] { return w->messageBar()->actionButton()->isVisible(); }));
+  EXPECT_EQ(w->messageBar()->level(), kms::ui::MessageBar::Level::Error);
+  EXPECT_TRUE(w->messageBar()->text().contains(QStringLiteral("The GPU failed at iteration 2")))
+      << w->messageBar()->text().toStdString();
+  EXPECT_EQ(w->messageBar()->actionButton()->text(), QStringLiteral("Continue on the CPU"));
+  EXPECT_EQ(w->session().state(), kms::session::SessionState::Paused);
+  QTest::mouseClick(w->messageBar()->actionButton(), Qt::LeftButton);
+  EXPECT_FALSE(w->messageBar()->isVisible());
+  ASSERT_TRUE(
+      waitFor([&] { return w->session().state() == kms::session::SessionState::Finished; }, 30000));
+  EXPECT_EQ(w->session().engine().backend, QStringLiteral("cpu"));
+  EXPECT_EQ(w->session().settings().backend, kms::BackendKind::Cpu);
 }
 
 TEST(MainWindow, DroppedFileOpensAndIsRemembered) {

@@ -11,6 +11,7 @@ MessageBar::MessageBar(QWidget* parent)
     : QWidget(parent),
       icon_(new QLabel(this)),
       text_(new QLabel(this)),
+      action_(new QToolButton(this)),
       close_(new QToolButton(this)) {
   setObjectName(QStringLiteral("messageBar"));
   setAttribute(Qt::WA_StyledBackground);
@@ -21,18 +22,38 @@ MessageBar::MessageBar(QWidget* parent)
   close_->setAutoRaise(true);
   close_->setToolTip(tr("Dismiss"));
   connect(close_, &QToolButton::clicked, this, &MessageBar::dismiss);
+  action_->setObjectName(QStringLiteral("messageAction"));
+  action_->setToolButtonStyle(Qt::ToolButtonTextOnly);
+  action_->hide();
+  connect(action_, &QToolButton::clicked, this, [this] {
+    const std::function<void()> action = std::move(onAction_);
+    dismiss();
+    if (action) action();
+  });
   auto* layout = new QHBoxLayout(this);
   layout->setContentsMargins(10, 6, 6, 6);
   layout->addWidget(icon_);
   layout->addWidget(text_, 1);
+  layout->addWidget(action_, 0, Qt::AlignVCenter);
   layout->addWidget(close_, 0, Qt::AlignTop);
   autoHide_.setSingleShot(true);
   connect(&autoHide_, &QTimer::timeout, this, &MessageBar::dismiss);
   hide();
 }
 
+void MessageBar::showMessage(Level level, const QString& text, const QString& actionText,
+                             std::function<void()> action) {
+  showMessage(level, text);
+  onAction_ = std::move(action);
+  action_->setText(actionText);
+  action_->show();
+  autoHide_.stop();  // a message that offers something stays until it is answered
+}
+
 void MessageBar::showMessage(Level level, const QString& text) {
   level_ = level;
+  action_->hide();
+  onAction_ = {};
   const char* colours[] = {"#e8f1fb; color: #1e3a5f; border-bottom: 1px solid #b9d3f0",
                            "#fff7e0; color: #6b4e00; border-bottom: 1px solid #ecd9a0",
                            "#fdecec; color: #7f1d1d; border-bottom: 1px solid #f3b7b7"};
@@ -52,6 +73,8 @@ void MessageBar::showMessage(Level level, const QString& text) {
 
 void MessageBar::dismiss() {
   autoHide_.stop();
+  action_->hide();
+  onAction_ = {};
   hide();
 }
 

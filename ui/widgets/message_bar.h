@@ -6,6 +6,8 @@
 #include <QTimer>
 #include <QWidget>
 
+#include <functional>
+
 class QLabel;
 class QToolButton;
 
@@ -20,13 +22,20 @@ class MessageBar : public QWidget {
   explicit MessageBar(QWidget* parent = nullptr);
 
   void showMessage(Level level, const QString& text);
+  /// With a button labelled `actionText` that runs `action` and dismisses the message.
+  void showMessage(Level level, const QString& text, const QString& actionText,
+                   std::function<void()> action);
   void dismiss();
   QString text() const;
+  /// The action button (hidden when the message has none).
+  QToolButton* actionButton() const { return action_; }
   Level level() const { return level_; }
 
  private:
   QLabel* icon_;
   QLabel* text_;
+  QToolButton* action_;
+  std::function<void()> onAction_;
   QToolButton* close_;
   QTimer autoHide_;
   Level level_ = Level::Info;

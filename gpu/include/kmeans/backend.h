@@ -34,6 +34,10 @@ CudaStatus cudaStatus();
 struct EngineOptions {
   int cpu_threads = 0;  ///< CPU backend threads; ≤ 0 = all hardware threads
   int cuda_device = 0;  ///< CUDA device ordinal
+  /// Tests only: the CUDA engine's step() number N (≥ 1) first runs a kernel that traps, as a
+  /// broken kernel would — the CUDA context is lost, that step throws DeviceError with CUDA's
+  /// message and so does every later call. 0 (the default): never. The CPU backend ignores it.
+  int cuda_fault_at_iteration = 0;
 };
 
 struct CreatedEngine {

@@ -13,6 +13,7 @@ namespace kms::cuda {
 CudaStatus probe(int device = 0);
 
 /// Creates the CUDA engine on `device`. Throws DeviceError when the backend cannot run.
-std::unique_ptr<Engine> createEngine(int device = 0);
+/// `faultAtIteration`: see EngineOptions::cuda_fault_at_iteration.
+std::unique_ptr<Engine> createEngine(int device = 0, int faultAtIteration = 0);
 
 }  // namespace kms::cuda

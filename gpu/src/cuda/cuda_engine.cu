@@ -23,6 +23,17 @@ int selectDevice(int device) {
   return device;
 }
 
+/// Tests (EngineOptions::cuda_fault_at_iteration): a kernel that stops with a trap, the way an
+/// out-of-bounds access or an assertion in a real kernel ends — the context is lost for good.
+__global__ void trapKernel() {
+  __trap();
+}
+
+void launchTrap(cudaStream_t stream) {
+  trapKernel<<<1, 1, 0, stream>>>();
+  KMS_CHECK_LAUNCH();
+}
+
 std::string mib(std::size_t bytes) {
   std::ostringstream os;
   os << (bytes + (1u << 20) - 1) / (1u << 20) << " MiB";
@@ -432,6 +443,7 @@ IterationStats CudaEngine::stepTyped() {
                                   s, [&] { enqueueIteration<LabelT>(cur, in_half, out_half); }))
                 .first;
   }
+  if (fault_at_iteration_ == iteration_ + 1) launchTrap(s);  // tests: a kernel that breaks
   graph->second.launch(s);
   after_update_.synchronize();  // the one wait per iteration: the report is in pinned memory
   IterationReport report = *report_.get();

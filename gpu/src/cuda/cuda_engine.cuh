@@ -47,6 +47,8 @@ class CudaEngine final : public Engine {
   std::size_t deviceBytes() const;
   /// The assignment plan in use (for kmeans-bench's report).
   const AssignPlan& plan() const { return plan_; }
+  /// Tests: see EngineOptions::cuda_fault_at_iteration.
+  void injectFaultAt(int iteration) { fault_at_iteration_ = iteration; }
 
  private:
   template <typename LabelT>
@@ -78,6 +80,7 @@ class CudaEngine final : public Engine {
   void activate() const;
 
   int device_ = 0;
+  int fault_at_iteration_ = 0;  ///< tests: the step that first runs a trapping kernel
   cudaDeviceProp props_{};
   DeviceLimits limits_;
   ThreadPool widen_pool_{4};

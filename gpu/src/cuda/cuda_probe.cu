@@ -45,10 +45,12 @@ CudaStatus probe(int device) {
   return status;
 }
 
-std::unique_ptr<Engine> createEngine(int device) {
+std::unique_ptr<Engine> createEngine(int device, int faultAtIteration) {
   const CudaStatus status = probe(device);
   if (!status.available) throw DeviceError("CUDA backend unavailable: " + status.reason);
-  return std::make_unique<CudaEngine>(device);
+  auto engine = std::make_unique<CudaEngine>(device);
+  engine->injectFaultAt(faultAtIteration);
+  return engine;
 }
 
 }  // namespace kms::cuda
