@@ -18,7 +18,9 @@ contents=$(dpkg-deb -c "$deb")
 app=org.kmeansstudio.KMeansStudio
 expected=(usr/bin/kmeans-studio usr/bin/kmeans-cli usr/bin/kmeans-bench
           "usr/share/applications/$app.desktop" "usr/share/metainfo/$app.metainfo.xml"
-          usr/share/man/man1/kmeans-cli.1.gz usr/share/icons/hicolor/scalable/apps/kmeans-studio.svg)
+          usr/share/man/man1/kmeans-cli.1.gz usr/share/icons/hicolor/scalable/apps/kmeans-studio.svg
+          usr/share/kmeans-studio/samples/tulip-field.png usr/share/kmeans-studio/samples/blobs-2d.csv
+          usr/share/kmeans-studio/samples/cloud-3d.ply)
 for size in 16 22 24 32 48 64 96 128 256 512; do
   expected+=("usr/share/icons/hicolor/${size}x${size}/apps/kmeans-studio.png")
 done
