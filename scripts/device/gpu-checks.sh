@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine from the repository root, with device-bundle/ carried along:
-#   device-bundle/gpu-checks.sh tests|bench|sanitize|all
+#   device-bundle/gpu-checks.sh tests|bench|sanitize|faults|all
+# (faults needs the bundle built with --with-gui: kmeans-cli and kmeans-studio against a GPU
+# that fails at step 3, KMS_CUDA_FAULT_AT_ITERATION.)
 # Logs and results go to $OUT (the device tool brings them back).
 set -uo pipefail
 B=$(cd "$(dirname "$0")" && pwd)
@@ -14,6 +16,23 @@ run_tests() {
   "$B/engine_tests" --gtest_brief=1 2>&1 | tail -3
   echo "== gpu_tests =="
   timeout 420 "$B/gpu_tests" --gtest_brief=1 --gtest_output=xml:"$OUT/gpu_tests.xml" 2>&1 | tee "$OUT/gpu_tests.log" | tail -60
+}
+run_faults() {
+  echo "== gpu_tests CudaFaults (a trapping kernel at step 3, in a process of its own) =="
+  timeout 120 "$B/gpu_tests" --gtest_filter='CudaFaults.*' 2>&1 | tail -8
+  [ -x "$B/kmeans-cli" ] || { echo "no kmeans-cli: build the bundle with --with-gui"; return; }
+  # shellcheck disable=SC1091
+  source "$B/qt/env.sh"
+  echo "== kmeans-cli, GPU failing at step 3 =="
+  KMS_CUDA_FAULT_AT_ITERATION=3 timeout 60 "$B/kmeans-cli" --generate blobs --points 200000 -k 8 \
+    --backend cuda --max-iter 20 --tol 0 -q
+  echo "exit status $? (3 expected)"
+  echo "== kmeans-studio offscreen, GPU failing at step 3 =="
+  QT_QPA_PLATFORM=offscreen KMS_CUDA_FAULT_AT_ITERATION=3 timeout 60 "$B/kmeans-studio" \
+    --no-persist --generate blobs --points 200000 --k 8 --backend cuda --speed 5 --run \
+    --size 1400x900 --screenshot "$OUT/studio-gpu-fault.png" --screenshot-after-ms 2500 \
+    --timeout-ms 4000
+  echo "exit status $? (3 expected: the run paused at the fault and never finished)"
 }
 run_bench() {
   echo "== kmeans-bench =="
@@ -68,6 +87,7 @@ case "$mode" in
   tests) run_tests ;;
   bench) run_bench ;;
   sanitize) run_sanitize ;;
+  faults) run_faults ;;
   profile) run_profile ;;
   photo) run_photo ;;
   hotspots) run_hotspots "$@" ;;
