@@ -10,6 +10,7 @@
 #include <QJsonObject>
 #include <QProcess>
 #include <QRegularExpression>
+#include <QStandardPaths>
 
 #include <set>
 
@@ -411,6 +412,27 @@ TEST(Cli, SeveralInputsGoOnAfterAFailureAndSayWhichFailed) {
   EXPECT_EQ(run.exitCode, 1);
   EXPECT_TRUE(run.err.contains(QStringLiteral("would be overwritten by each")));
   EXPECT_EQ(runCli({photo, points, "-k", "2", "-q", "--out-dir", out}).exitCode, 0);
+}
+
+TEST(Cli, ATerminalGetsProgressBarsAPipeGetsLines) {
+  // script(1) gives kmeans-cli a pseudo-terminal, as an interactive shell would.
+  const QString script = QStandardPaths::findExecutable(QStringLiteral("script"));
+  if (script.isEmpty()) GTEST_SKIP() << "script (bsdutils) is not installed";
+  const QString command = QStringLiteral("%1 --generate photo --points 4000000 -k 8 --max-iter 5")
+                              .arg(QStringLiteral(KMS_CLI_PATH));
+  QProcess process;
+  process.start(script, {"-qec", command, "/dev/null"});
+  ASSERT_TRUE(process.waitForFinished(60000));
+  const QString terminal = QString::fromUtf8(process.readAllStandardOutput());
+  EXPECT_EQ(process.exitCode(), 0) << terminal.toStdString();
+  EXPECT_TRUE(terminal.contains(QStringLiteral("\r[")) &&
+              terminal.contains(QStringLiteral("] 5/5")))
+      << "no progress bar redrawn in place: " << terminal.toStdString();
+  EXPECT_FALSE(terminal.contains(QStringLiteral("iter   1  inertia")));
+  const CliRun piped =
+      runCli({"--generate", "photo", "--points", "40000", "-k", "8", "--max-iter", "5"});
+  EXPECT_TRUE(piped.out.contains(QStringLiteral("iter   1  inertia"))) << piped.out.toStdString();
+  EXPECT_FALSE(piped.out.contains(QStringLiteral("\r")));
 }
 
 TEST(Cli, MissingGpuExitsWithThree) {
