@@ -195,6 +195,11 @@ class PlyDataReader {
   void skipList(const Place& place) {
     const double length = read(place.property.countType, place);
     if (length < 0) file_.fail(place.text() + QStringLiteral(": negative list length"));
+    // A length beyond 2^64 (found by fuzzing) must not reach the integer conversion; one beyond
+    // the file's size cannot be there either (shorter ones read on and say where the file ends).
+    if (!(length <= double(file_.size())) || length != std::floor(length))
+      file_.fail(place.text() +
+                 QStringLiteral(": list length %1 does not fit the file").arg(length, 0, 'g', 17));
     for (std::uint64_t i = 0; i < std::uint64_t(length); ++i)
       read(place.property.type, place);
   }

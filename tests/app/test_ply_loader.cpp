@@ -161,6 +161,19 @@ TEST(PlyLoader, MissingVerticesOrCoordinatesAreRejected) {
       {"no data points"}));
 }
 
+TEST(PlyLoader, ListLengthsTheFileCannotHoldAreRejected) {
+  // Found by fuzzing (tests/fuzz/corpus/ply/regression-huge-list-length.ply): a length beyond
+  // 2^64 reached an undefined float-to-integer conversion.
+  const TempFiles files;
+  const char* withList =
+      "property float x\nproperty float y\nproperty list uchar int vertex_indices\n";
+  for (const char* length : {"2e444", "1e300", "nan", "2.5", "100000"}) {
+    const QByteArray text = header("ascii", 1, withList) + "0 0 " + length + " 1 2\n";
+    EXPECT_TRUE(failsToLoad(files.write("list.ply", text), {"does not fit the file"})) << length;
+  }
+  EXPECT_TRUE(loadOrFail(files.write("fine.ply", header("ascii", 1, withList) + "0 0 2 1 2\n")));
+}
+
 TEST(PlyLoader, AbsurdVertexCountIsRejectedBeforeAllocating) {
   const TempFiles files;
   const char* xy = "property float x\nproperty float y\n";
