@@ -387,7 +387,8 @@ int runOne(const CliOptions& options) {
     printError(e.what());
     return kBadInput;
   } catch (const DeviceError& e) {
-    printError((std::string(e.what()) + " (--backend cpu gives the same result on the CPU)").c_str());
+    printError(
+        (std::string(e.what()) + " (--backend cpu gives the same result on the CPU)").c_str());
     return kDeviceError;
   } catch (const ExportError& e) {
     printError(e.what());

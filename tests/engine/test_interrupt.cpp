@@ -76,6 +76,14 @@ RunResult uninterrupted(const Data& data) {
   return run;
 }
 
+/// A CPU engine with the data, listening to `stop`.
+std::unique_ptr<Engine> engineWithFlag(const Data& data, const std::atomic<bool>& stop) {
+  auto engine = createCpuEngine(2);
+  engine->setInterruptFlag(&stop);
+  engine->setData(data.view());
+  return engine;
+}
+
 class Interrupt : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(Interrupt, AnInterruptedStepOrInitialisationChangesNothing) {
@@ -83,9 +91,7 @@ TEST_P(Interrupt, AnInterruptedStepOrInitialisationChangesNothing) {
   const RunResult expected = uninterrupted(data);
 
   std::atomic<bool> stop{false};
-  auto engine = createCpuEngine(2);
-  engine->setInterruptFlag(&stop);
-  engine->setData(data.view());
+  auto engine = engineWithFlag(data, stop);
   stop = true;
   EXPECT_THROW(engine->initialize(config()), Interrupted);
   EXPECT_THROW(engine->step(), std::logic_error) << "an interrupted initialize() initialises";
@@ -115,9 +121,7 @@ TEST_P(Interrupt, AStepInterruptedMidwayFromAnotherThreadChangesNothing) {
   const Data data = makeData(GetParam());
   const RunResult expected = uninterrupted(data);
   std::atomic<bool> stop{false};
-  auto engine = createCpuEngine(2);
-  engine->setInterruptFlag(&stop);
-  engine->setData(data.view());
+  auto engine = engineWithFlag(data, stop);
   engine->initialize(config());
   RunResult run;
   int interrupted = 0;
