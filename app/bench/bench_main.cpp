@@ -52,6 +52,9 @@ struct Result {
   double min_ms = 0;
   double wall_ms = 0;  // median host wall time of one step() call
   double assign_ms = 0, reduce_ms = 0, update_ms = 0;
+  /// Median fraction of rows searched over all k (the rest settled by bounds); −1: not tracked.
+  double searched = -1;
+  double skipped = -1;  ///< median fraction of the n·k distances not computed; −1: not tracked
   int iterations = 0;
 };
 
@@ -73,7 +76,7 @@ Result timeEngine(kms::Engine& engine, const BenchCase& c, const kms::bench::Ben
   engine.initialize(config);
   for (int i = 0; i < warmup; ++i)
     engine.step();
-  std::vector<double> compute, wall, assign, reduce, update;
+  std::vector<double> compute, wall, assign, reduce, update, searched, skipped;
   for (int i = 0; i < iterations; ++i) {
     const auto t0 = std::chrono::steady_clock::now();
     const kms::IterationStats s = engine.step();
@@ -83,6 +86,9 @@ Result timeEngine(kms::Engine& engine, const BenchCase& c, const kms::bench::Ben
     assign.push_back(s.ms.assign_ms);
     reduce.push_back(s.ms.reduce_ms);
     update.push_back(s.ms.update_ms);
+    if (s.rows_searched >= 0) searched.push_back(double(s.rows_searched) / double(c.n));
+    if (s.distances_computed >= 0)
+      skipped.push_back(1.0 - double(s.distances_computed) / (double(c.n) * c.k));
   }
   Result r;
   r.backend = engine.info().backend;
@@ -92,6 +98,8 @@ Result timeEngine(kms::Engine& engine, const BenchCase& c, const kms::bench::Ben
   r.assign_ms = median(assign);
   r.reduce_ms = median(reduce);
   r.update_ms = median(update);
+  if (!searched.empty()) r.searched = median(searched);
+  if (!skipped.empty()) r.skipped = median(skipped);
   r.iterations = iterations;
   return r;
 }
@@ -254,8 +262,8 @@ int main(int argc, char** argv) {
   if (opt.sweep > 0) return timeSweep(opt.sweep, ceilings.has_value());
   std::ostringstream table;
   table << "| case | backend | ms/iter (median) | min | assign | reduce | update | step() wall | "
-           "floor ms | % of floor | target | \n";
-  table << "|---|---|---|---|---|---|---|---|---|---|---|\n";
+           "floor ms | % of floor | target | rows searched | distances skipped |\n";
+  table << "|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
   std::optional<kms::bench::Photo> photo;
   std::string compaction;
   if (!opt.photo.empty()) {
@@ -305,15 +313,19 @@ int main(int argc, char** argv) {
           r.backend == "cuda" && c.target_ms > 0
               ? fmt("≤ %.3f ", c.target_ms) + (r.median_ms <= c.target_ms ? "met" : "missed")
               : "–";
+      std::string searched = "–", skipped = "–";
+      if (r.searched >= 0) searched = fmt("%.2f%%", 100.0 * r.searched);
+      if (r.skipped >= 0) skipped = fmt("%.1f%%", 100.0 * r.skipped);
       table << "| " << c.name << " | " << r.backend << " | " << fmt("%.4f", r.median_ms) << " | "
             << fmt("%.4f", r.min_ms) << " | " << fmt("%.4f", r.assign_ms) << " | "
             << fmt("%.4f", r.reduce_ms) << " | " << fmt("%.4f", r.update_ms) << " | "
             << fmt("%.4f", r.wall_ms) << " | " << floor_ms << " | " << fraction << " | " << target
-            << " |\n";
+            << " | " << searched << " | " << skipped << " |\n";
       std::printf(
-          "%-34s %-4s %9.4f ms/iter  (assign %.4f, reduce %.4f, update %.4f; step() %.4f ms)\n",
+          "%-34s %-4s %9.4f ms/iter  (assign %.4f, reduce %.4f, update %.4f; step() %.4f ms; "
+          "searched %s, distances skipped %s)\n",
           c.name.c_str(), r.backend.c_str(), r.median_ms, r.assign_ms, r.reduce_ms, r.update_ms,
-          r.wall_ms);
+          r.wall_ms, searched.c_str(), skipped.c_str());
     }
   }
   std::printf("\n%s", table.str().c_str());

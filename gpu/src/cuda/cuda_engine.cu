@@ -8,6 +8,7 @@
 
 #include "common/centring.h"
 #include "common/exact_math.h"
+#include "common/principal_axis.h"
 #include "common/seeding.h"
 #include "cuda/kernels/assign_launch.cuh"
 #include "cuda/kernels/compact_iteration.cuh"
@@ -83,11 +84,11 @@ void CudaEngine::checkFits(std::size_t bytes, const char* what, std::size_t reus
 
 std::size_t CudaEngine::deviceBytes() const {
   return points_.bytes() + weights_.bytes() + counts_.bytes() + coord_scale_.bytes() +
-         coord_exp_.bytes() + bounds_.bytes() + shifts_.bytes() + centroids_[0].bytes() +
-         centroids_[1].bytes() + labels_.bytes() + block_sums_.bytes() + totals_.bytes() +
-         block_inertia_.bytes() + chunk_sums_.bytes() + block_changed_.bytes() +
-         picked_keys_.bytes() + farthest_keys_.bytes() + scalars_.bytes() + empty_flags_.bytes() +
-         empty_list_.bytes() + staged_centroids_.bytes();
+         coord_exp_.bytes() + bounds_.bytes() + centroids_[0].bytes() + centroids_[1].bytes() +
+         labels_.bytes() + block_sums_.bytes() + totals_.bytes() + block_inertia_.bytes() +
+         chunk_sums_.bytes() + block_changed_.bytes() + block_work_.bytes() + picked_keys_.bytes() +
+         farthest_keys_.bytes() + scalars_.bytes() + empty_flags_.bytes() + empty_list_.bytes() +
+         staged_centroids_.bytes() + geometry_.bytes() + order_.bytes();
 }
 
 void CudaEngine::setData(const DataView& data) {
@@ -106,6 +107,7 @@ void CudaEngine::setData(const DataView& data) {
     checkFits(point_bytes + 2 * n * sizeof(std::uint16_t), "This data set", deviceBytes());
   }
   DataSummary summary = summarizeData(data);
+  const std::array<float, 4> axis = principalAxis(data.points, n, d);
   copy_.synchronize();
   compute_.synchronize();
   graphs_.clear();
@@ -149,6 +151,7 @@ void CudaEngine::setData(const DataView& data) {
   compute_.synchronize();  // the host vectors above go out of scope
 
   summary_ = std::move(summary);
+  axis_ = axis;
   n_ = n;
   d_ = d;
   has_data_ = true;
@@ -158,10 +161,12 @@ void CudaEngine::setData(const DataView& data) {
 
 template <typename LabelT>
 void CudaEngine::planFor() {
-  if (!summary_.fixed.counted)
-    plan_ = planAssign<LabelT>(n_, d_, k_, limits_);
-  else if (fitsCompactKernel(d_, k_))
+  // d ≤ 4, k ≤ 1,024 and no weights: the compact kernels (bounds and sums kept across
+  // iterations), for distinct values with counts and for plain points alike (every count 1).
+  if (fitsCompactKernel(d_, k_) && weights_.size() == 0)
     plan_ = planCompact<LabelT>(n_, d_, k_, limits_);
+  else if (!summary_.fixed.counted)
+    plan_ = planAssign<LabelT>(n_, d_, k_, limits_);
   else
     plan_ = planGeneric<LabelT>(n_, limits_);  // counts need 64-bit sums: the generic kernel's
 }
@@ -189,7 +194,7 @@ void CudaEngine::initialize(const KMeansConfig& config) {
   block_sums_.release();
   checkFits(
       2 * n_ * labelBytes() + block_sum_count * sizeof(long long) + 4 * kd * sizeof(float) +
-          (plan_.compact ? n_ * sizeof(float2) : 0),
+          (plan_.compact ? n_ * sizeof(float) : 0),
       "This run",
       centroids_[0].bytes() + centroids_[1].bytes() + staged_centroids_.bytes() + bounds_.bytes());
   labels_.resize(2 * n_ * labelBytes());
@@ -200,6 +205,7 @@ void CudaEngine::initialize(const KMeansConfig& config) {
   totals_.resize(columns);
   block_inertia_.resize(plan_.blocks);
   block_changed_.resize(plan_.blocks);
+  block_work_.resize(plan_.compact ? 2 * static_cast<std::size_t>(plan_.blocks) : 0);
   empty_flags_.resize(k_);
   empty_list_.resize(k_);
   picked_keys_.resize(k_);
@@ -249,8 +255,13 @@ void CudaEngine::initialize(const KMeansConfig& config) {
   KMS_CUDA_CHECK(cudaMemsetAsync(counters_.get(), 0, counters_.bytes(), s));
   if (plan_.compact) {  // the compact kernels keep their sums and bounds across iterations
     bounds_.resize(n_);
-    shifts_.resize(static_cast<std::size_t>(k_) + 1);
+    geometry_.resize(2 * static_cast<std::size_t>(k_) + 1);
+    order_.resize(k_);
     KMS_CUDA_CHECK(cudaMemsetAsync(totals_.get(), 0, totals_.bytes(), s));
+    if (labelBytes() == 1)
+      launchCompactGeometry(compactArgs<std::uint8_t>(0, -1, 0), centroids_[0].get(), s);
+    else
+      launchCompactGeometry(compactArgs<std::uint16_t>(0, -1, 0), centroids_[0].get(), s);
   }
   compute_.synchronize();
 
@@ -323,7 +334,7 @@ IterationStats CudaEngine::step() {
 }
 
 template <typename LabelT>
-void CudaEngine::enqueueCompactIteration(int cur, int in_half, int out_half) {
+CompactArgs<LabelT> CudaEngine::compactArgs(int cur, int in_half, int out_half) const {
   CompactArgs<LabelT> a;
   a.points = points_.get();
   a.counts = counts_.get();
@@ -339,11 +350,22 @@ void CudaEngine::enqueueCompactIteration(int cur, int in_half, int out_half) {
   a.bounds = bounds_.get();
   a.block_inertia = block_inertia_.get();
   a.block_changed = block_changed_.get();
+  a.block_work = block_work_.get();
   a.blocks = plan_.blocks;
   a.empty_flags = empty_flags_.get();
   a.scalars = scalars_.get();
   a.report = report_device_;
   a.update = updateParams();
+  a.geometry = geometry_.get();
+  a.order = order_.get();
+  for (int c = 0; c < kCompactMaxD; ++c)
+    a.axis[c] = axis_[c];
+  return a;
+}
+
+template <typename LabelT>
+void CudaEngine::enqueueCompactIteration(int cur, int in_half, int out_half) {
+  const CompactArgs<LabelT> a = compactArgs<LabelT>(cur, in_half, out_half);
   const cudaStream_t s = compute_.get();
   iteration_start_.recordInGraph(s);
   launchCompactIteration<LabelT>(plan_, a, s);
@@ -418,7 +440,7 @@ UpdateParams CudaEngine::updateParams() const {
   up.scale = summary_.scale;
   up.tolerance = config_.tolerance;
   up.counters = counters_.get();
-  up.shifts = plan_.compact ? shifts_.get() : nullptr;
+  up.tracks_drift = plan_.compact;
   return up;
 }
 
@@ -458,6 +480,8 @@ IterationStats CudaEngine::stepTyped() {
                          centroids_[1 - cur_].get(), empty_flags_.get(), empty_list_.get(),
                          picked_keys_.get(), farthest_keys_.get(), farthest_blocks_, scalars_.get(),
                          report_device_, updateParams(), report.empty_count, s);
+    if (plan_.compact)  // the update described the centroids before they were re-seeded
+      launchCompactGeometry(compactArgs<LabelT>(cur_, -1, out_half), centroids_[1 - cur_].get(), s);
     after_update_.record(s);
     after_update_.synchronize();
     report = *report_.get();
@@ -470,6 +494,10 @@ IterationStats CudaEngine::stepTyped() {
   stats.max_shift = report.max_shift;
   stats.empty_clusters = report.empty_count;
   stats.converged = report.converged != 0;
+  if (plan_.compact) {
+    stats.rows_searched = static_cast<std::int64_t>(report.searched);
+    stats.distances_computed = static_cast<std::int64_t>(report.evaluated);
+  }
   if (plan_.compact) {
     stats.ms.assign_ms = after_update_.msSince(iteration_start_);
   } else {

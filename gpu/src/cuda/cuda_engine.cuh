@@ -13,6 +13,7 @@
 
 #include <cuda_runtime.h>
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -21,6 +22,7 @@
 #include "common/thread_pool.h"
 #include "cuda/device_memory.cuh"
 #include "cuda/kernels/assign_args.cuh"
+#include "cuda/kernels/compact_iteration.cuh"
 #include "cuda/kernels/iteration_kernels.cuh"
 #include "kmeans/engine.h"
 
@@ -64,6 +66,8 @@ class CudaEngine final : public Engine {
   /// The iteration of compact data (plan_.compact) with its timing events.
   template <typename LabelT>
   void enqueueCompactIteration(int cur, int in_half, int out_half);
+  template <typename LabelT>
+  CompactArgs<LabelT> compactArgs(int cur, int in_half, int out_half) const;
   UpdateParams updateParams() const;
   std::size_t labelBytes() const { return k_ <= 256 ? 1 : 2; }
   unsigned char* labelHalf(int half) const {
@@ -110,10 +114,12 @@ class CudaEngine final : public Engine {
   int frozen_ = -1;                     // half being copied to the host, or −1
   bool first_iteration_ = true;
   DeviceBuffer<long long> block_sums_, totals_;
-  DeviceBuffer<float2> bounds_;  // compact kernel: per-row distance bounds
-  DeviceBuffer<float> shifts_;   // compact kernel: per-cluster shifts, then the largest
+  DeviceBuffer<float> bounds_;          // compact kernels: per-row lower distance bounds
+  DeviceBuffer<float> geometry_;        // compact kernels: computeGeometry's 2k + 1 floats
+  DeviceBuffer<unsigned short> order_;  // and its k indices
+  std::array<float, 4> axis_{1.0f, 0.0f, 0.0f, 0.0f};  // principal axis of the data (d ≤ 4)
   DeviceBuffer<double> block_inertia_, chunk_sums_;
-  DeviceBuffer<unsigned long long> block_changed_, picked_keys_, farthest_keys_;
+  DeviceBuffer<unsigned long long> block_changed_, block_work_, picked_keys_, farthest_keys_;
   DeviceBuffer<IterationScalars> scalars_;
   DeviceBuffer<RunCounters> counters_;
   PinnedBuffer<IterationReport> report_;

@@ -62,7 +62,8 @@ struct AssignPlan {
   std::size_t shared_bytes = 0;
   bool per_block_sums = true;  ///< false: the generic kernel's global integer atomics
   bool tiled = false;          ///< large d: the register-tiled kernel (assign_tiled_kernel.cuh)
-  /// Compact data, d ≤ 4: the whole iteration is the two compact kernels (compact_kernel.cuh).
+  /// d ≤ 4, k ≤ 1,024, unweighted (compact data or plain points): the whole iteration is the two
+  /// compact kernels (compact_kernel.cuh).
   bool compact = false;
   /// Large d: the sums come from a separate accumulateKernel pass with this launch shape.
   bool separate_sums = false;

@@ -13,9 +13,10 @@ namespace {
 constexpr int kCompactBlocksPerSm = 8;
 
 std::size_t compactSharedBytes(int d, int k, int D) {
+  // Rows, the sums' two words, then half gaps, projections and their order.
   return static_cast<std::size_t>(k) * centroidRow(D) * sizeof(float) +
          2 * static_cast<std::size_t>(k) * (d + 1) * sizeof(unsigned) +
-         (static_cast<std::size_t>(k) + 1) * sizeof(float);
+         static_cast<std::size_t>(k) * (2 * sizeof(float) + sizeof(unsigned short));
 }
 
 /// Calls f.template operator()<D>() for the compiled D ≥ d.
@@ -57,8 +58,8 @@ AssignPlan planCompact(std::size_t n, int d, int k, const DeviceLimits& limits) 
   const std::size_t needed = (n + batch - 1) / batch;
   const int resident = std::max(1, std::min(per_sm, kCompactBlocksPerSm));
   plan.blocks = static_cast<int>(std::max<std::size_t>(
-      1, std::min<std::size_t>(needed,
-                               static_cast<std::size_t>(limits.multiprocessors) * resident)));
+      1,
+      std::min<std::size_t>(needed, static_cast<std::size_t>(limits.multiprocessors) * resident)));
   return plan;
 }
 
@@ -66,7 +67,8 @@ template <typename LabelT>
 void launchCompactIteration(const AssignPlan& plan, const CompactArgs<LabelT>& args,
                             cudaStream_t stream) {
   withCompactDim(args.d, [&]<int D>() {
-    compactAssignKernel<D, LabelT><<<plan.blocks, kCompactThreads, plan.shared_bytes, stream>>>(args);
+    compactAssignKernel<D, LabelT>
+        <<<plan.blocks, kCompactThreads, plan.shared_bytes, stream>>>(args);
   });
   KMS_CHECK_LAUNCH();
   withCompactDim(args.d, [&]<int D>() {
@@ -75,13 +77,25 @@ void launchCompactIteration(const AssignPlan& plan, const CompactArgs<LabelT>& a
   KMS_CHECK_LAUNCH();
 }
 
+template <typename LabelT>
+void launchCompactGeometry(const CompactArgs<LabelT>& args, const float* centroids,
+                           cudaStream_t stream) {
+  withCompactDim(args.d, [&]<int D>() {
+    compactGeometryKernel<D, LabelT><<<1, kCompactThreads, 0, stream>>>(args, centroids);
+  });
+  KMS_CHECK_LAUNCH();
+}
+
 template AssignPlan planCompact<std::uint8_t>(std::size_t, int, int, const DeviceLimits&);
 template AssignPlan planCompact<std::uint16_t>(std::size_t, int, int, const DeviceLimits&);
 template void launchCompactIteration<std::uint8_t>(const AssignPlan&,
-                                                   const CompactArgs<std::uint8_t>&,
-                                                   cudaStream_t);
+                                                   const CompactArgs<std::uint8_t>&, cudaStream_t);
 template void launchCompactIteration<std::uint16_t>(const AssignPlan&,
                                                     const CompactArgs<std::uint16_t>&,
                                                     cudaStream_t);
+template void launchCompactGeometry<std::uint8_t>(const CompactArgs<std::uint8_t>&, const float*,
+                                                  cudaStream_t);
+template void launchCompactGeometry<std::uint16_t>(const CompactArgs<std::uint16_t>&, const float*,
+                                                   cudaStream_t);
 
 }  // namespace kms::cuda

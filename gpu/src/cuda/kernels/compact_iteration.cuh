@@ -1,4 +1,5 @@
-// Planning and launching the iteration of compact data (compact_kernel.cuh).
+// Planning and launching the compact kernels' iteration (compact_kernel.cuh): compact data, and
+// unweighted points with d ≤ 4 (every count 1).
 #pragma once
 
 #include <cuda_runtime.h>
@@ -14,8 +15,9 @@ namespace kms::cuda {
 template <typename LabelT>
 struct CompactArgs;
 
-/// Whether compact data of this shape run on the compact kernels (d ≤ 4, k ≤ 1024); other
-/// compact data run on the generic kernel, which handles counts too.
+/// Whether data of this shape run on the compact kernels (d ≤ 4, k ≤ 1024; unweighted). Other
+/// compact data run on the generic kernel, which handles counts too; other points on the
+/// assignment kernels of assign_launch.cuh.
 bool fitsCompactKernel(int d, int k);
 
 /// Block count and shared memory of the assignment kernel. Throws DeviceError if the runtime
@@ -27,5 +29,11 @@ AssignPlan planCompact(std::size_t n, int d, int k, const DeviceLimits& limits);
 template <typename LabelT>
 void launchCompactIteration(const AssignPlan& plan, const CompactArgs<LabelT>& args,
                             cudaStream_t stream);
+
+/// The centroids' geometry (computeGeometry in compact_kernel.cuh) for `centroids` into
+/// args.geometry/args.order: before the first iteration, and after a re-seed.
+template <typename LabelT>
+void launchCompactGeometry(const CompactArgs<LabelT>& args, const float* centroids,
+                           cudaStream_t stream);
 
 }  // namespace kms::cuda

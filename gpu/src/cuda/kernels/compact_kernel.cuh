@@ -1,9 +1,10 @@
-// One whole Lloyd iteration of compact data (distinct values with counts, d ≤ 4) in two kernels:
-// the assignment with the exact sums, then one block for the reduction, the update, empty
-// clusters, the shift, the convergence test and the report. An image's distinct colours (a few
-// hundred thousand rows) sit in L2, so the launches are most of what an iteration costs. (A
-// second kernel in the iteration's graph costs about 0.3 µs on an H200; a last-block-done
-// update inside the first, with its fences and counter, about 2.5 µs — measured.)
+// One whole Lloyd iteration of data with d ≤ 4 and k ≤ 1,024 in two kernels: the assignment with
+// the exact sums, then one block for the reduction, the update, empty clusters, the shift, the
+// convergence test and the report. It serves compact data (distinct values with counts: an
+// image's distinct colours sit in L2, so the launches are most of what an iteration costs) and,
+// with every count 1, unweighted point data such as a photo's pixels one by one. (A second kernel
+// in the iteration's graph costs about 0.3 µs on an H200; a last-block-done update inside the
+// first, with its fences and counter, about 2.5 µs — measured.)
 //
 // Sums are kept across iterations: the cluster totals k·(d+1) live in global memory for the
 // whole run, and an iteration only moves the rows whose label changed (m·q(x) subtracted from
@@ -13,15 +14,19 @@
 // (32-bit words, as in assign_common.cuh) and adds the non-zero ones to the totals with one
 // global atomic each.
 //
-// Most rows need no search either (Hamerly's bounds): each row keeps an upper bound u on the
-// distance to its centroid and a lower bound l on the distance to every other centroid; each
-// update moves u up by its centroid's shift and l down by the largest shift. While u < l the
-// label cannot change, so the row only computes its exact distance (for the inertia). The
-// bounds carry a relative slack (kBoundSlack) far above float rounding, so a row is skipped
-// only when its centroid is nearer than every other by a margin no rounding can close: the
-// label is the one the full search — and the CPU backend — would give.
+// Most rows need no search either (Hamerly's bounds, with one float per row): each row keeps a
+// lower bound l on the distance to every centroid but its own. Centroids move; every update adds
+// its largest shift (inflated, rounded up) to a run-long drift D kept in double on the device,
+// and a row stores L = l + D(t₀) (rounded down) when it is searched at iteration t₀. At a later
+// iteration t, L − D(t) (rounded down) is still a lower bound — the other centroids came at most
+// D(t) − D(t₀) nearer — so the row's bound is written only when the row is searched, and a
+// settled row costs its point, label and bound read and nothing written. The upper bound is the
+// row's exact distance to its own centroid, which the inertia needs anyway. While that distance
+// (inflated by kBoundSlack, far above float rounding) is below the lower bound, the label cannot
+// change: it is the one the full search — and the CPU backend — would give.
 #pragma once
 
+#include <cub/block/block_radix_sort.cuh>
 #include <cub/block/block_reduce.cuh>
 
 #include <cstdint>
@@ -42,7 +47,7 @@ inline constexpr int kCompactMaxD = 4;
 template <typename LabelT>
 struct CompactArgs {
   const float* points = nullptr;          ///< n × d, centred
-  const std::uint32_t* counts = nullptr;  ///< n multiplicities ≥ 1
+  const std::uint32_t* counts = nullptr;  ///< n multiplicities ≥ 1, or null: every row counts once
   std::size_t n = 0;
   int d = 0;
   int k = 0;
@@ -52,17 +57,22 @@ struct CompactArgs {
   LabelT* labels_out = nullptr;         ///< may equal labels_in
   const float* coord_scale = nullptr;   ///< d fixed-point scales (powers of two)
   long long* totals = nullptr;          ///< k·(d+1) exact sums, kept for the whole run
-  /// n (upper, lower) distance bounds; valid from iteration 2 on. (Half precision would halve
-  /// the bytes but rounds away too much margin: measured on an H200, k = 64 and 256 took 15 %
-  /// and 50 % longer.)
-  float2* bounds = nullptr;
+  /// n lower bounds L = l + D(t₀) (see the top of this file); valid from iteration 2 on.
+  float* bounds = nullptr;
   double* block_inertia = nullptr;  ///< [blocks] of the assignment kernel
   unsigned long long* block_changed = nullptr;
+  /// [2·blocks]: rows searched over all k and distances computed, per block.
+  unsigned long long* block_work = nullptr;
   int blocks = 0;  ///< the assignment kernel's grid size
   unsigned char* empty_flags = nullptr;
   IterationScalars* scalars = nullptr;
   IterationReport* report = nullptr;
-  UpdateParams update;  ///< update.shifts: k + 1 floats, written by the update, read next time
+  UpdateParams update;  ///< update.counters->drift: the run's drift D, grown by every update
+  /// The centroids' geometry (computeGeometry), 2k + 1 floats and k indices: written by the
+  /// update for the next iteration's centroids, read by the assignment.
+  float* geometry = nullptr;
+  unsigned short* order = nullptr;
+  float axis[kCompactMaxD] = {};  ///< unit vector the centroids are sorted along (host-chosen)
 };
 
 /// Adds a 64-bit value to a sum held as (lo: unsigned, hi: signed) 32-bit words in shared
@@ -113,6 +123,133 @@ __device__ __forceinline__ float fastScore(const float (&x2)[D], const float* ro
   }
 }
 
+/// What the assignment prunes with, for one set of centroids (one block of kCompactThreads):
+///  - geometry[0, k): half the distance from each centroid to its nearest other centroid,
+///    deflated by kBoundSlack (∞ for k = 1). A point nearer than that to its own centroid keeps
+///    it: every other centroid is farther (triangle inequality; Hamerly's s(c)).
+///  - geometry[k, 2k): the centroids' projections a·c on the unit axis a, ascending, and
+///    order[0, k) the centroid at each position. |a·x − a·c| ≤ ‖x − c‖, so a search that walks
+///    outwards from a·x can stop once the projection gap alone exceeds the runner-up's distance.
+///  - geometry[2k]: the largest ‖c‖² (scales the rounding margin of that stop).
+/// Reads the centroids from global memory (written earlier by this block or another kernel).
+template <int D>
+__device__ void computeGeometry(const float* centroids, int k, int d, const float (&axis)[D],
+                                float* geometry, unsigned short* order) {
+  constexpr int J = kCompactMaxK / kCompactThreads;  // items per thread, blocked: t·J + s
+  using Sort = cub::BlockRadixSort<float, kCompactThreads, J, int>;
+  using ReduceF = cub::BlockReduce<float, kCompactThreads>;
+  __shared__ float all[kCompactMaxK * D];
+  __shared__ float projection[kCompactMaxK];
+  __shared__ unsigned short sorted[kCompactMaxK];
+  __shared__ union {
+    typename Sort::TempStorage sort;
+    typename ReduceF::TempStorage reduce;
+  } temp;
+  for (int t = threadIdx.x; t < k * D; t += kCompactThreads) {
+    const int j = t / D, c = t - j * D;
+    all[t] = c < d ? centroids[static_cast<std::size_t>(j) * d + c] : 0.0f;
+  }
+  __syncthreads();
+  float keys[J];
+  int index[J];
+  float top_norm = 0.0f;
+#pragma unroll
+  for (int s = 0; s < J; ++s) {
+    const int j = threadIdx.x * J + s;
+    index[s] = j;
+    keys[s] = INFINITY;  // padding sorts last
+    if (j < k) {
+      float p = 0.0f, norm = 0.0f;
+#pragma unroll
+      for (int c = 0; c < D; ++c) {
+        p = fmaf(axis[c], all[j * D + c], p);
+        norm = fmaf(all[j * D + c], all[j * D + c], norm);
+      }
+      keys[s] = p;
+      top_norm = fmaxf(top_norm, norm);
+    }
+  }
+  if (k <= kCompactThreads) {
+    // Few keys: each one's rank by counting (ties by index) costs k comparisons, far less than
+    // the radix sort's eight passes, which would lengthen every iteration of small k.
+    // Thread t ranks centroid t (not item t·J of the blocked layout the radix sort takes).
+    float key = INFINITY;
+    if (threadIdx.x < k) {
+      key = 0.0f;
+#pragma unroll
+      for (int c = 0; c < D; ++c)
+        key = fmaf(axis[c], all[threadIdx.x * D + c], key);
+      projection[threadIdx.x] = key;
+    }
+    __syncthreads();
+    int rank = 0;
+    if (threadIdx.x < k) {
+      for (int i = 0; i < k; ++i) {
+        const float other = projection[i];
+        rank += (other < key || (other == key && i < static_cast<int>(threadIdx.x))) ? 1 : 0;
+      }
+    }
+    __syncthreads();  // every rank is counted before the projections are overwritten
+    if (threadIdx.x < k) {
+      projection[rank] = key;
+      sorted[rank] = static_cast<unsigned short>(threadIdx.x);
+    }
+  } else {
+    Sort(temp.sort).Sort(keys, index);
+#pragma unroll
+    for (int s = 0; s < J; ++s) {
+      const int r = threadIdx.x * J + s;
+      if (r < k) {
+        projection[r] = keys[s];
+        sorted[r] = static_cast<unsigned short>(index[s]);
+      }
+    }
+  }
+  __syncthreads();
+  for (int r = threadIdx.x; r < k; r += kCompactThreads) {
+    geometry[k + r] = projection[r];
+    order[r] = sorted[r];
+  }
+  const float top = ReduceF(temp.reduce).Reduce(top_norm, MaxOf{});
+  if (threadIdx.x == 0) geometry[2 * k] = top;
+  // Nearest other centroid of each: walk outwards in projection order; stop when the gap of the
+  // projections alone exceeds the nearest found (with a margin for their rounding).
+  for (int r = threadIdx.x; r < k; r += kCompactThreads) {
+    const int j = sorted[r];
+    const float pj = projection[r];
+    float nearest = INFINITY;  // squared
+    int left = r - 1, right = r + 1;
+    while (left >= 0 || right < k) {
+      const float gl = left >= 0 ? pj - projection[left] : INFINITY;
+      const float gr = right < k ? projection[right] - pj : INFINITY;
+      const bool take_left = left >= 0 && (right >= k || gl <= gr);
+      const float g = take_left ? gl : gr;
+      if (g * g > nearest * 1.0001f + 4e-5f * top) break;
+      const int other = sorted[take_left ? left-- : right++];
+      float d2 = 0.0f;
+#pragma unroll
+      for (int c = 0; c < D; ++c) {
+        const float diff = all[j * D + c] - all[other * D + c];
+        d2 = fmaf(diff, diff, d2);
+      }
+      nearest = fminf(nearest, d2);
+    }
+    geometry[j] = 0.5f * sqrtf(nearest) * (1.0f - 4.0f * kBoundSlack);
+  }
+}
+
+/// The geometry of the centroids of `a.centroids_in` on its own (after initialisation, and after
+/// a re-seed moved centroids the update had already described).
+template <int D, typename LabelT>
+__global__ void __launch_bounds__(kCompactThreads)
+    compactGeometryKernel(CompactArgs<LabelT> a, const float* centroids) {
+  float axis[D];
+#pragma unroll
+  for (int c = 0; c < D; ++c)
+    axis[c] = a.axis[c];
+  computeGeometry<D>(centroids, a.k, a.d, axis, a.geometry, a.order);
+}
+
 /// What the update block reduces: the assignment blocks' inertia and changed counts, and the
 /// clusters' largest shift and number of empty ones.
 struct UpdateTotals {
@@ -120,13 +257,14 @@ struct UpdateTotals {
   unsigned long long changed;
   float shift;
   int empty;
+  unsigned long long searched, evaluated;
 };
 
 struct CombineTotals {
   __device__ __forceinline__ UpdateTotals operator()(const UpdateTotals& x,
                                                      const UpdateTotals& y) const {
-    return {x.inertia + y.inertia, x.changed + y.changed, fmaxf(x.shift, y.shift),
-            x.empty + y.empty};
+    return {x.inertia + y.inertia, x.changed + y.changed,   fmaxf(x.shift, y.shift),
+            x.empty + y.empty,     x.searched + y.searched, x.evaluated + y.evaluated};
   }
 };
 
@@ -138,10 +276,12 @@ __global__ void __launch_bounds__(kCompactThreads) compactUpdateKernel(CompactAr
   constexpr int J = kCompactMaxK / kCompactThreads;  // clusters per thread at most
   const int d = a.d, k = a.k;
   const int iteration = threadIdx.x == 0 ? a.update.counters->iteration + 1 : 0;
-  UpdateTotals mine{0.0, 0ull, 0.0f, 0};
+  UpdateTotals mine{0.0, 0ull, 0.0f, 0, 0ull, 0ull};
   for (int b = threadIdx.x; b < a.blocks; b += kCompactThreads) {  // fixed order per thread
     mine.inertia += a.block_inertia[b];
     mine.changed += a.block_changed[b];
+    mine.searched += a.block_work[2 * b];
+    mine.evaluated += a.block_work[2 * b + 1];
   }
   long long sums[J][D];
   long long weights[J];
@@ -179,7 +319,6 @@ __global__ void __launch_bounds__(kCompactThreads) compactUpdateKernel(CompactAr
     for (int c = 0; c < D; ++c)
       if (c < d) nc[c] = fresh[c];
     const float own = weight == 0 ? 0.0f : sqrtf(exact::squaredDistance(fresh, old[s], d));
-    a.update.shifts[j] = own;
     a.empty_flags[j] = weight == 0 ? 1 : 0;
     mine.shift = fmaxf(mine.shift, own);
     mine.empty += weight == 0 ? 1 : 0;
@@ -193,21 +332,37 @@ __global__ void __launch_bounds__(kCompactThreads) compactUpdateKernel(CompactAr
     s->changed = total.changed;
     s->max_shift_bits = __float_as_uint(total.shift);
     s->empty_count = total.empty;
-    a.update.shifts[k] = total.shift;
-    a.update.counters->iteration = iteration;
+    RunCounters* run = a.update.counters;
+    run->drift_before = run->drift;
+    run->drift = grownDrift(run->drift, total.shift);
+    run->iteration = iteration;
+    a.report->searched = total.searched;
+    a.report->evaluated = total.evaluated;
     finalizeIteration(s, a.report, a.update, iteration);
   }
+  __syncthreads();  // the new centroids are in global memory, visible to the whole block
+  float axis[D];
+#pragma unroll
+  for (int c = 0; c < D; ++c)
+    axis[c] = a.axis[c];
+  computeGeometry<D>(a.centroids_out, k, d, axis, a.geometry, a.order);
 }
 
 /// Rows a thread loads together: their loads are in flight at once, so the iteration waits for
 /// memory about once per batch instead of once per row.
 inline constexpr int kCompactRowsPerThread = 2;
+/// Rows the bounds did not settle wait in a block-wide queue until a whole round of the block's
+/// threads can search one each: the search (k scores) runs with every lane busy instead of
+/// holding up the warps whose lanes were settled.
+inline constexpr int kSearchQueue = kCompactThreads * (kCompactRowsPerThread + 1);
+/// (1 + kBoundSlack)², rounded up.
+inline constexpr float kSquaredSlack = 1.0000201f;
 
 /// One row's inputs as the thread holds them.
 template <int D, typename LabelT>
 struct CompactRow {
   float x[D];
-  float2 bounds;
+  float bound;  // L, see the top of this file
   LabelT old_label;
   std::uint32_t count;
   bool valid;
@@ -218,90 +373,47 @@ __device__ __forceinline__ void loadCompactRow(const CompactArgs<LabelT>& a, std
                                                bool first, CompactRow<D, LabelT>& r) {
   r.valid = i < a.n;
   const std::size_t at = r.valid ? i : 0;
-  const float* p = a.points + at * a.d;
+  const float* p = a.points + at * D;  // the compact kernels run with D = d
 #pragma unroll
   for (int c = 0; c < D; ++c)
-    r.x[c] = c < a.d ? __ldg(p + c) : 0.0f;
-  r.count = __ldg(a.counts + at);
+    r.x[c] = __ldg(p + c);
+  r.count = a.counts ? __ldg(a.counts + at) : 1u;
   r.old_label = first ? LabelT(0) : a.labels_in[at];
-  r.bounds = first ? make_float2(0.0f, 0.0f) : a.bounds[at];
+  r.bound = first ? 0.0f : a.bounds[at];
 }
 
 /// Per-block state of the row pass.
 struct CompactBlock {
-  const float* rows;   // staged centroids
-  const float* shift;  // inflated shifts, [k] the largest
-  const float* scale;  // fixed-point scales
+  const float* rows;            // staged centroids
+  const float* half_gap;        // computeGeometry's, staged
+  const float* projection;      // ascending
+  const unsigned short* order;  // centroid at each position of `projection`
+  float top_norm;               // largest ‖c‖²
+  float drift_down;             // the run's drift D(t) rounded down (stored with new bounds)
+  float drift_up;               // and rounded up (taken off stored bounds)
+  float axis[kCompactMaxD];     // the unit axis of `projection`
+  const float* scale;           // fixed-point scales
   unsigned* acc_lo;
   int* acc_hi;
 };
 
-/// Assigns one row: the bounds settle it when they can, else the full exact search; records its
-/// bounds, label, inertia and — when its label changed — moves its sums between clusters.
+/// Records a row's label; when it changed, moves the row's sums between the clusters.
 template <int D, typename LabelT>
-__device__ __forceinline__ void assignCompactRow(const CompactArgs<LabelT>& a,
-                                                 const CompactBlock& b, std::size_t i,
-                                                 const CompactRow<D, LabelT>& r, bool first,
-                                                 double& inertia, unsigned long long& changed) {
-  constexpr int R = centroidRow(D);
-  const int d = a.d, k = a.k;
-  int label = r.old_label;
-  float dist = 0.0f, upper = 0.0f, lower = 0.0f;
-  bool settled = false;
-  if (!first) {
-    // The bounds follow the centroids; while the own centroid is nearer than any other could
-    // be, the label stands and only the exact distance is needed.
-    lower = fmaxf(0.0f, (r.bounds.y - b.shift[k]) * (1.0f - kBoundSlack));
-    if ((r.bounds.x + b.shift[r.old_label]) * (1.0f + kBoundSlack) < lower) {
-      dist = exactDistance<D>(r.x, b.rows + r.old_label * R, d);
-      upper = sqrtf(dist) * (1.0f + kBoundSlack);
-      settled = upper < lower;
-    }
-  }
-  if (!settled) {
-    float x2[D];
-#pragma unroll
-    for (int c = 0; c < D; ++c)
-      x2[c] = -2.0f * r.x[c];
-    float best = INFINITY, second = INFINITY;
-    label = 0;
-#pragma unroll 4
-    for (int j = 0; j < k; ++j) {
-      const float s = fastScore<D>(x2, b.rows + j * R);
-      second = fminf(second, fmaxf(s, best));
-      if (s < best) {  // strict: among equal scores the lower index stays
-        best = s;
-        label = j;
-      }
-    }
-    dist = exactDistance<D>(r.x, b.rows + label * R, d);
-    lower = INFINITY;  // k = 1: no other centroid
-    if (second < INFINITY) {
-      float x_norm = 0.0f;
-#pragma unroll
-      for (int c = 0; c < D; ++c)
-        x_norm = fmaf(r.x[c], r.x[c], x_norm);
-      // As in assignKernel: a gap below the rounding bound is settled with exact distances.
-      const float reach = sqrtf(x_norm) + sqrtf(fmaxf(0.0f, second + x_norm));
-      const float err = tieBound<D>(x_norm, b.rows[label * R + D], 1.01f * reach * reach);
-      if (!(second - best > err)) label = exactNearestStaged<D>(r.x, b.rows, k, d, dist);
-      // Every other centroid is at least this far: the runner-up's score less its error.
-      lower = sqrtf(fmaxf(0.0f, second + x_norm - err)) * (1.0f - kBoundSlack);
-    }
-    upper = sqrtf(dist) * (1.0f + kBoundSlack);
-  }
-  a.bounds[i] = make_float2(upper, lower);
-  inertia += static_cast<double>(dist) * r.count;
+__device__ __forceinline__ void settleLabel(const CompactArgs<LabelT>& a, const CompactBlock& b,
+                                            std::size_t i, const float (&x)[D], std::uint32_t count,
+                                            LabelT old_label, int label, bool first,
+                                            unsigned long long& changed) {
+  constexpr int d = D;
   const LabelT new_label = static_cast<LabelT>(label);
-  if (first || r.old_label != new_label) {
-    changed += r.count;
+  if (first || old_label != new_label) {
+    changed += count;
     const std::size_t to = static_cast<std::size_t>(new_label) * (d + 1);
-    const std::size_t from = static_cast<std::size_t>(r.old_label) * (d + 1);
-    const long long m = r.count;
+    const std::size_t from = static_cast<std::size_t>(old_label) * (d + 1);
+    const long long m = count;
 #pragma unroll
     for (int c = 0; c < D; ++c) {
       if (c < d) {
-        const long long q = m * exact::quantize(r.x[c], b.scale[c]);
+        const long long q = m * exact::quantize(x[c], b.scale[c]);
         atomicAddWide64(b.acc_lo + to + c, b.acc_hi + to + c, q);
         if (!first) atomicAddWide64(b.acc_lo + from + c, b.acc_hi + from + c, -q);
       }
@@ -314,62 +426,215 @@ __device__ __forceinline__ void assignCompactRow(const CompactArgs<LabelT>& a,
   }
 }
 
+/// First look at a row: true when its bounds settle it (its label stands; inertia and — after a
+/// snapshot capture — the label recorded). Otherwise the row must be searched.
+template <int D, typename LabelT>
+__device__ __forceinline__ bool settleByBounds(const CompactArgs<LabelT>& a, const CompactBlock& b,
+                                               std::size_t i, const CompactRow<D, LabelT>& r,
+                                               double& inertia) {
+  constexpr int R = centroidRow(D);
+  // The own centroid's exact distance is the upper bound; while it is below every other
+  // centroid's lower bound the label stands.
+  const float dist = exactDistance<D>(r.x, b.rows + r.old_label * R, D);
+  const float lower = fmaxf(__fsub_rd(r.bound, b.drift_up), b.half_gap[r.old_label]);
+  // √dist·(1 + slack) < lower, squared: no square root per row (the two roundings are far
+  // below the slack).
+  if (!(lower > 0.0f && dist * kSquaredSlack < lower * lower)) return false;
+  inertia += static_cast<double>(dist) * r.count;
+  if (a.labels_out != a.labels_in) a.labels_out[i] = r.old_label;
+  return true;
+}
+
+/// The full exact search of one row over all k staged centroids (near ties re-ranked with exact
+/// distances, ties to the lower index — the CPU backend's answer); stores the row's new lower
+/// bound, label and sums.
+template <int D, typename LabelT>
+__device__ __forceinline__ void searchRow(const CompactArgs<LabelT>& a, const CompactBlock& b,
+                                          std::size_t i, bool first, double& inertia,
+                                          unsigned long long& changed, unsigned& evaluated) {
+  constexpr int R = centroidRow(D);
+  constexpr int d = D;
+  const int k = a.k;
+  float x[D];
+  const float* p = a.points + i * d;
+#pragma unroll
+  for (int c = 0; c < D; ++c)
+    x[c] = __ldg(p + c);
+  const std::uint32_t count = a.counts ? __ldg(a.counts + i) : 1u;
+  const LabelT old_label = first ? LabelT(0) : a.labels_in[i];
+  float x2[D];
+#pragma unroll
+  for (int c = 0; c < D; ++c)
+    x2[c] = -2.0f * x[c];
+  float x_norm = 0.0f, px = 0.0f;
+#pragma unroll
+  for (int c = 0; c < D; ++c) {
+    x_norm = fmaf(x[c], x[c], x_norm);
+    px = fmaf(b.axis[c], x[c], px);
+  }
+  // Walk outwards from a·x in projection order, nearest projection first. Every centroid not
+  // reached is farther than the runner-up (its projection gap alone says so, with a margin
+  // above the rounding of the scores and projections), so best and runner-up are those of the
+  // full search.
+  int left = 0, right = k;
+  while (left < right) {  // first position with projection ≥ a·x
+    const int mid = (left + right) >> 1;
+    if (b.projection[mid] < px)
+      left = mid + 1;
+    else
+      right = mid;
+  }
+  right = left;
+  --left;
+  const float margin = 4e-5f * (x_norm + b.top_norm) + 1e-30f;
+  float best = INFINITY, second = INFINITY;
+  int label = 0;
+  while (left >= 0 || right < k) {
+    const float gl = left >= 0 ? px - b.projection[left] : INFINITY;
+    const float gr = right < k ? b.projection[right] - px : INFINITY;
+    const bool take_left = left >= 0 && (right >= k || gl <= gr);
+    const float g = take_left ? gl : gr;
+    if (g * g > (second + x_norm) * 1.0001f + margin) break;  // never while second is ∞
+    const int j = b.order[take_left ? left-- : right++];
+    const float s = fastScore<D>(x2, b.rows + j * R);
+    ++evaluated;
+    second = fminf(second, fmaxf(s, best));
+    if (s < best || (s == best && j < label)) {  // among equal scores the lower index
+      best = s;
+      label = j;
+    }
+  }
+  float dist = exactDistance<D>(x, b.rows + label * R, d);
+  float lower = INFINITY;  // k = 1: no other centroid
+  if (second < INFINITY) {
+    // As in assignKernel: a gap below the rounding bound is settled with exact distances.
+    const float reach = sqrtf(x_norm) + sqrtf(fmaxf(0.0f, second + x_norm));
+    const float err = tieBound<D>(x_norm, b.rows[label * R + D], 1.01f * reach * reach);
+    if (!(second - best > err)) {
+      label = exactNearestStaged<D>(x, b.rows, k, d, dist);
+      evaluated += k;
+    }
+    // Every other centroid is at least this far: the runner-up's score less its error.
+    lower = sqrtf(fmaxf(0.0f, second + x_norm - err)) * (1.0f - kBoundSlack);
+  }
+  a.bounds[i] = __fadd_rd(lower, b.drift_down);
+  inertia += static_cast<double>(dist) * count;
+  settleLabel<D>(a, b, i, x, count, old_label, label, first, changed);
+}
+
 template <int D, typename LabelT>
 __global__ void __launch_bounds__(kCompactThreads) compactAssignKernel(CompactArgs<LabelT> a) {
-  constexpr int R = centroidRow(D);
   constexpr int P = kCompactRowsPerThread;
   extern __shared__ __align__(16) unsigned char shared_raw[];
   const int d = a.d;
   const int k = a.k;
   const int kd1 = k * (d + 1);
   float* rows = reinterpret_cast<float*>(shared_raw);  // k × R
-  unsigned* acc_lo = reinterpret_cast<unsigned*>(rows + static_cast<std::size_t>(k) * R);
+  unsigned* acc_lo =
+      reinterpret_cast<unsigned*>(rows + static_cast<std::size_t>(k) * centroidRow(D));
   int* acc_hi = reinterpret_cast<int*>(acc_lo + kd1);
-  float* shift = reinterpret_cast<float*>(acc_hi + kd1);  // k + 1: per cluster, then the largest
+  float* half_gap = reinterpret_cast<float*>(acc_hi + kd1);  // k
+  float* projection = half_gap + k;                          // k
+  auto* order = reinterpret_cast<unsigned short*>(projection + k);
   __shared__ float scale[D];
+  __shared__ unsigned queue[kSearchQueue];  // row offsets from the block's first row
+  __shared__ int queued;
   const bool first = a.labels_in == nullptr;
 
   // The first batch's loads go out before the block sets up, and overlap with it.
   const std::size_t batch = static_cast<std::size_t>(kCompactThreads) * P;
   const std::size_t stride = static_cast<std::size_t>(gridDim.x) * batch;
-  std::size_t base = blockIdx.x * batch + threadIdx.x;
+  const std::size_t block_first = blockIdx.x * batch;
   CompactRow<D, LabelT> cur[P];
 #pragma unroll
   for (int r = 0; r < P; ++r)
-    loadCompactRow<D>(a, base + static_cast<std::size_t>(r) * kCompactThreads, first, cur[r]);
+    loadCompactRow<D>(a, block_first + threadIdx.x + static_cast<std::size_t>(r) * kCompactThreads,
+                      first, cur[r]);
 
   if (threadIdx.x < D)
     scale[threadIdx.x] = static_cast<int>(threadIdx.x) < d ? a.coord_scale[threadIdx.x] : 0.0f;
+  if (threadIdx.x == 0) queued = 0;
   for (int t = threadIdx.x; t < kd1; t += kCompactThreads) {
     acc_lo[t] = 0u;
     acc_hi[t] = 0;
   }
-  if (!first)
-    for (int j = threadIdx.x; j <= k; j += kCompactThreads)
-      shift[j] = a.update.shifts[j] * (1.0f + kBoundSlack);
+  for (int t = threadIdx.x; t < k; t += kCompactThreads) {
+    half_gap[t] = a.geometry[t];
+    projection[t] = a.geometry[k + t];
+    order[t] = a.order[t];
+  }
+  const double drift = a.update.counters->drift;
+  CompactBlock block{rows,
+                     half_gap,
+                     projection,
+                     order,
+                     a.geometry[2 * k],
+                     __double2float_rd(drift),
+                     __double2float_ru(drift),
+                     {},
+                     scale,
+                     acc_lo,
+                     acc_hi};
+#pragma unroll
+  for (int c = 0; c < kCompactMaxD; ++c)
+    block.axis[c] = a.axis[c];
   stageCentroids<D>(rows, a.centroids_in, d, 0, k);  // ends with __syncthreads
-  const CompactBlock block{rows, shift, scale, acc_lo, acc_hi};
 
   double inertia = 0.0;
   unsigned long long changed = 0;
-  for (; base < a.n; base += stride) {
+  unsigned long long searched = 0;  // thread 0: rows of this block that were searched
+  unsigned evaluated = 0;           // distances this thread computed (settled rows: one each)
+  // Queued rows are searched a whole round at a time: `drain` rounds down to full rounds unless
+  // it is the last call.
+  auto search = [&](bool all) {
+    __syncthreads();  // the queue is complete
+    const int total = queued;
+    const int rounds = all ? total : total - total % kCompactThreads;
+    for (int q = threadIdx.x; q < rounds; q += kCompactThreads)
+      searchRow<D>(a, block, block_first + queue[q], first, inertia, changed, evaluated);
+    __syncthreads();                  // every lane has taken its entries
+    const int left = total - rounds;  // fewer than a round: move them to the front
+    for (int q = threadIdx.x; q < left; q += kCompactThreads)
+      queue[q] = queue[rounds + q];
+    if (threadIdx.x == 0) {
+      searched += static_cast<unsigned long long>(rounds);
+      queued = left;
+    }
+    __syncthreads();
+  };
+  // Every thread runs the same batches (uniform loop), so the block can synchronise in it.
+  for (std::size_t base = block_first; base < a.n; base += stride) {
 #pragma unroll
-    for (int r = 0; r < P; ++r)
-      if (cur[r].valid)
-        assignCompactRow<D>(a, block, base + static_cast<std::size_t>(r) * kCompactThreads, cur[r],
-                            first, inertia, changed);
+    for (int r = 0; r < P; ++r) {
+      const std::size_t i = base + threadIdx.x + static_cast<std::size_t>(r) * kCompactThreads;
+      if (!cur[r].valid) continue;
+      if (first || !settleByBounds<D>(a, block, i, cur[r], inertia))
+        queue[atomicAdd(&queued, 1)] = static_cast<unsigned>(i - block_first);
+      else
+        ++evaluated;
+    }
     if (base + stride < a.n) {
 #pragma unroll
       for (int r = 0; r < P; ++r)
-        loadCompactRow<D>(a, base + stride + static_cast<std::size_t>(r) * kCompactThreads, first,
-                          cur[r]);
+        loadCompactRow<D>(
+            a, base + stride + threadIdx.x + static_cast<std::size_t>(r) * kCompactThreads, first,
+            cur[r]);
     }
+    search(base + stride >= a.n);
   }
 
-  const BlockScalars total = blockSumScalars<kCompactThreads>(inertia, changed);
+  __shared__ unsigned block_evaluated;  // < 2^32: a block's rows × k stay far below
+  if (threadIdx.x == 0) block_evaluated = 0;
+  const BlockScalars total = blockSumScalars<kCompactThreads>(inertia, changed);  // syncs
+  for (int offset = 16; offset > 0; offset >>= 1)
+    evaluated += __shfl_down_sync(kFullWarp, evaluated, offset);
+  if ((threadIdx.x & 31) == 0) atomicAdd(&block_evaluated, evaluated);
+  __syncthreads();
   if (threadIdx.x == 0) {
     a.block_inertia[blockIdx.x] = total.inertia;
     a.block_changed[blockIdx.x] = total.changed;
+    a.block_work[2 * blockIdx.x] = searched;
+    a.block_work[2 * blockIdx.x + 1] = block_evaluated;
   }
   __syncthreads();  // every shared accumulation is done
   for (int t = threadIdx.x; t < kd1; t += kCompactThreads) {

@@ -2,6 +2,7 @@
 // convergence test with the report, the centroid shift, and a max operator for CUB.
 #pragma once
 
+#include "common/constants.h"
 #include "common/convergence.h"
 #include "common/exact_math.h"
 #include "cuda/kernels/iteration_kernels.cuh"
@@ -31,6 +32,13 @@ __device__ __forceinline__ void finalizeIteration(IterationScalars* s, Iteration
   report->iteration = iteration;
   // No system fence needed: the host reads the mapped report only after an event that follows
   // the kernel's completion, which makes its writes visible.
+}
+
+/// The drift after an update whose largest shift is `shift`: inflated by kBoundSlack (far above
+/// the float rounding of the shift) and added rounding up, so every increment of the drift is at
+/// least the true largest shift (compact_kernel.cuh).
+__device__ __forceinline__ double grownDrift(double drift, float shift) {
+  return __dadd_ru(drift, __dmul_ru(static_cast<double>(shift), 1.0 + double(kBoundSlack)));
 }
 
 __device__ __forceinline__ float clusterShift(const float* a, const float* b, int d) {

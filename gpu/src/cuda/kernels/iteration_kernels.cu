@@ -131,8 +131,7 @@ __device__ __forceinline__ float pointDistance(const float* points, int d, const
                                                const void* labels, bool wide, std::size_t i) {
   const int label = wide ? static_cast<const std::uint16_t*>(labels)[i]
                          : static_cast<const std::uint8_t*>(labels)[i];
-  return exact::squaredDistance(points + i * d, centroids + static_cast<std::size_t>(label) * d,
-                                d);
+  return exact::squaredDistance(points + i * d, centroids + static_cast<std::size_t>(label) * d, d);
 }
 
 /// −1, 0 or 1: the lexicographic order of points i and j's coordinates.
@@ -178,8 +177,7 @@ __global__ void __launch_bounds__(kFarthestThreads)
 /// The largest block distance becomes the round's distance: pick = (bits << 32 | 0xffffffff)
 /// until phase 2 names the point, or kNoPick.
 __global__ void __launch_bounds__(kFarthestThreads)
-    pickDistanceKernel(const unsigned long long* block_keys, int blocks,
-                       unsigned long long* pick) {
+    pickDistanceKernel(const unsigned long long* block_keys, int blocks, unsigned long long* pick) {
   unsigned long long best = 0;
   for (int b = threadIdx.x; b < blocks; b += kFarthestThreads)
     best = max(best, block_keys[b]);
@@ -195,8 +193,8 @@ __global__ void __launch_bounds__(kFarthestThreads)
 __device__ __forceinline__ long long firstOf(const float* points, int d, long long i, long long j) {
   if (i < 0) return j;
   if (j < 0) return i;
-  const int order = compareCoordinates(points, d, static_cast<std::size_t>(i),
-                                       static_cast<std::size_t>(j));
+  const int order =
+      compareCoordinates(points, d, static_cast<std::size_t>(i), static_cast<std::size_t>(j));
   if (order != 0) return order < 0 ? i : j;
   return i < j ? i : j;
 }
@@ -239,8 +237,7 @@ __global__ void __launch_bounds__(kFarthestThreads)
 /// positions give equal centroids, as on the CPU).
 __global__ void __launch_bounds__(kFarthestThreads)
     pickPositionKernel(const unsigned long long* block_keys, int blocks, unsigned long long* pick,
-                       const int* list, int e, const float* points, int d,
-                       float* new_centroids) {
+                       const int* list, int e, const float* points, int d, float* new_centroids) {
   long long best = -1;
   if (*pick != kNoPick)
     for (int b = threadIdx.x; b < blocks; b += kFarthestThreads)
@@ -268,14 +265,13 @@ __global__ void __launch_bounds__(kUpdateThreads)
   for (int j = threadIdx.x; j < p.k; j += kUpdateThreads) {
     const float s = clusterShift(new_c + static_cast<std::size_t>(j) * p.d,
                                  old_c + static_cast<std::size_t>(j) * p.d, p.d);
-    if (p.shifts) p.shifts[j] = s;
     shift = fmaxf(shift, s);
   }
   using ReduceF = cub::BlockReduce<float, kUpdateThreads>;
   __shared__ typename ReduceF::TempStorage temp;
   const float top = ReduceF(temp).Reduce(shift, MaxOf{});
   if (threadIdx.x == 0) {
-    if (p.shifts) p.shifts[p.k] = top;
+    if (p.tracks_drift) p.counters->drift = grownDrift(p.counters->drift_before, top);
     scalars->max_shift_bits = __float_as_uint(top);
     finalizeIteration(scalars, report, p, p.counters->iteration);  // same iteration, re-reported
   }
@@ -324,15 +320,13 @@ void launchReseed(const float* points, std::size_t n, const LabelT* labels,
     farthestDistanceKernel<<<key_blocks, kFarthestThreads, 0, stream>>>(
         points, n, params.d, labels, wide, old_centroids, previous, block_keys);
     KMS_CHECK_LAUNCH();
-    pickDistanceKernel<<<1, kFarthestThreads, 0, stream>>>(block_keys, key_blocks,
-                                                           picked_keys + e);
+    pickDistanceKernel<<<1, kFarthestThreads, 0, stream>>>(block_keys, key_blocks, picked_keys + e);
     KMS_CHECK_LAUNCH();
     farthestPositionKernel<<<key_blocks, kFarthestThreads, 0, stream>>>(
         points, n, params.d, labels, wide, old_centroids, previous, picked_keys + e, block_keys);
     KMS_CHECK_LAUNCH();
-    pickPositionKernel<<<1, kFarthestThreads, 0, stream>>>(block_keys, key_blocks,
-                                                           picked_keys + e, empty_list, e, points,
-                                                           params.d, new_centroids);
+    pickPositionKernel<<<1, kFarthestThreads, 0, stream>>>(
+        block_keys, key_blocks, picked_keys + e, empty_list, e, points, params.d, new_centroids);
     KMS_CHECK_LAUNCH();
   }
   reshiftKernel<<<1, kUpdateThreads, 0, stream>>>(old_centroids, new_centroids, scalars, report,

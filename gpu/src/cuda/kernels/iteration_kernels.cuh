@@ -23,6 +23,11 @@ struct IterationScalars {
 /// Device state that lives for a whole run (zeroed by initialize).
 struct RunCounters {
   int iteration;  ///< completed iterations; the update stage increments it
+  /// The compact kernels' drift D: the sum of every update's largest centroid shift, inflated
+  /// and rounded up (compact_kernel.cuh), and its value before the latest update (a re-seed
+  /// recomputes that update's shift).
+  double drift;
+  double drift_before;
 };
 
 /// Written by the device into pinned, mapped host memory at the end of an iteration; the host
@@ -34,21 +39,25 @@ struct IterationReport {
   int empty_count;
   int converged;
   int iteration;
+  /// Compact kernels: rows searched over all k (the rest were settled by their bounds), and
+  /// point-to-centroid distances computed (a settled row: one).
+  unsigned long long searched;
+  unsigned long long evaluated;
 };
 
 /// What the update and convergence stages need besides buffers.
 struct UpdateParams {
   int k = 0;
   int d = 0;
-  std::uint64_t n = 0;  ///< points for the convergence test (Σ counts with counts)
+  std::uint64_t n = 0;             ///< points for the convergence test (Σ counts with counts)
   const int* coord_exp = nullptr;  ///< device, d fixed-point exponents
   int weight_exp = 0;
   double scale = 1.0;  ///< data scale for the shift test
   double tolerance = 0.0;
   RunCounters* counters = nullptr;  ///< device; its iteration number goes into the report
-  /// Device, k + 1 floats or null: each cluster's shift in this update and their maximum at
-  /// [k] (the compact kernel's distance bounds follow the centroids with them).
-  float* shifts = nullptr;
+  /// The compact kernels' distance bounds follow the centroids through counters->drift: a
+  /// re-seed must grow it by its recomputed shift.
+  bool tracks_drift = false;
 };
 
 /// Sums `rows` rows of integer sums into `totals` (k·(d+1), zeroed before) and the assignment

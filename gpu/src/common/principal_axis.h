@@ -1,0 +1,17 @@
+// The direction along which a point set spreads most, as a unit vector: the compact kernels sort
+// the centroids along it and search outwards from each point's projection.
+#pragma once
+
+#include <array>
+#include <cstddef>
+
+namespace kms {
+
+/// Unit principal axis of n points of d ≤ 4 coordinates (row-major), from an even sample of at
+/// most `sample` rows (power iteration on their covariance, in double). Only efficiency depends
+/// on it: any unit vector keeps the search exact. Degenerate data (one point, or none) give the
+/// first coordinate axis. Components beyond d are zero.
+std::array<float, 4> principalAxis(const float* points, std::size_t n, int d,
+                                   std::size_t sample = 1u << 20);
+
+}  // namespace kms

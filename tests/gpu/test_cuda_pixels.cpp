@@ -1,0 +1,162 @@
+// Plain points with d ≤ 4 and k ≤ 1,024 (a photo's pixels one by one) run on the compact
+// kernels with every count 1: distance bounds and sums kept across iterations. Long runs against
+// the CPU backend, iteration by iteration — identical labels, bit-identical centroids, the same
+// changed counts — on data made to stress the bounds: exact duplicates, points on or a few ULPs
+// off the bisectors, centroids that keep drifting for many iterations, re-seeded clusters.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <map>
+#include <random>
+#include <string>
+
+#include "gpu_test_support.h"
+#include "support/compact_data.h"
+
+namespace kms {
+namespace {
+
+struct PixelCase {
+  int d;
+  int k;
+  int levels;   ///< distinct values per coordinate (few: many exact duplicates and ties)
+  bool reseed;  ///< every third centroid starts far away, so clusters empty and re-seed
+};
+
+/// Runs both backends from the same centroids for `iterations` steps (no convergence stop) and
+/// checks every iteration.
+void expectSameTrajectory(const std::vector<float>& p, int d, KMeansConfig config, int iterations) {
+  config.tolerance = 0;
+  config.max_iterations = iterations;
+  auto gpu = test::cudaEngineOn(p, d);
+  auto cpu = test::cpuEngineOn(p, d);
+  gpu->initialize(config);
+  cpu->initialize(config);
+  for (int it = 1; it <= iterations; ++it) {
+    const IterationStats sg = gpu->step();
+    const IterationStats sc = cpu->step();
+    Snapshot g, s;
+    gpu->snapshot(g);
+    cpu->snapshot(s);
+    ASSERT_EQ(g.labels, s.labels) << "iteration " << it;
+    ASSERT_EQ(g.centroids, s.centroids) << "iteration " << it;
+    ASSERT_EQ(sg.changed, sc.changed) << "iteration " << it;
+    ASSERT_EQ(sg.empty_clusters, sc.empty_clusters) << "iteration " << it;
+    ASSERT_NEAR(sg.inertia, sc.inertia, 1e-6 * sc.inertia + 1e-30) << "iteration " << it;
+    ASSERT_EQ(static_cast<float>(sg.max_shift), static_cast<float>(sc.max_shift));
+  }
+}
+
+class PixelsGpuVersusCpu : public ::testing::TestWithParam<PixelCase> {};
+
+TEST_P(PixelsGpuVersusCpu, SameTrajectoryForFortyIterations) {
+  KMS_REQUIRE_CUDA();
+  const PixelCase c = GetParam();
+  // Quantised values like 8-bit colours: exact duplicates everywhere, many exact ties.
+  const auto p = test::levelPoints(120000, c.d, c.levels, 11 + c.k + c.d);
+  auto start = test::uniformPoints(std::size_t(c.k), c.d, 3 + c.k, 0.0f, 1.0f);
+  if (c.reseed)
+    for (int j = 0; j < c.k; j += 3)
+      start[std::size_t(j) * c.d] += 40.0f;
+  KMeansConfig config = test::givenCentroids(start, c.k);
+  config.empty_clusters =
+      c.reseed ? EmptyClusterPolicy::ReseedFarthest : EmptyClusterPolicy::KeepCentroid;
+  expectSameTrajectory(p, c.d, config, 40);
+}
+
+std::string pixelName(const ::testing::TestParamInfo<PixelCase>& info) {
+  const PixelCase& c = info.param;
+  return "d" + std::to_string(c.d) + "_k" + std::to_string(c.k) + "_levels" +
+         std::to_string(c.levels) + (c.reseed ? "_reseed" : "");
+}
+
+INSTANTIATE_TEST_SUITE_P(Levels, PixelsGpuVersusCpu,
+                         ::testing::Values(PixelCase{3, 16, 256, false}, PixelCase{3, 16, 6, false},
+                                           PixelCase{3, 64, 32, true},
+                                           PixelCase{3, 256, 256, false},
+                                           PixelCase{3, 300, 64, true},  // 16-bit labels
+                                           PixelCase{3, 1024, 256, false},
+                                           PixelCase{1, 16, 40, false}, PixelCase{1, 7, 1000, true},
+                                           PixelCase{2, 33, 9, false}, PixelCase{4, 100, 16, true}),
+                         pixelName);
+
+// Points on the bisector of two centroids and a few ULPs either side of it, with two far groups
+// that pull the centroids past them slowly over many iterations: each point changes side (or
+// ties) at some iteration, when the bounds of the previous iterations said it was settled.
+TEST(CudaPixels, PointsTheCentroidsDriftAcrossFollowTheCpu) {
+  KMS_REQUIRE_CUDA();
+  const int d = 3;
+  std::vector<float> p;
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> u(0.0f, 1.0f);
+  for (int i = 0; i < 60000; ++i) {
+    float x = 0.4f + 0.2f * u(rng);  // a band around the first bisector
+    for (int step = 0; step < i % 4; ++step)
+      x = std::nextafter(x, i % 3 == 0 ? 0.0f : 1.0f);
+    p.insert(p.end(), {x, 0.5f, 0.5f});
+  }
+  for (int i = 0; i < 30000; ++i)  // an uneven pull: the bisector drifts right iteration by
+    p.insert(p.end(), {-3.0f + 0.01f * u(rng), 0.5f, 0.5f});  // iteration
+  for (int i = 0; i < 20000; ++i)
+    p.insert(p.end(), {4.0f + 0.01f * u(rng), 0.5f, 0.5f});
+  const std::vector<float> start = {0.0f, 0.5f, 0.5f, 1.0f, 0.5f, 0.5f, 9.0f, 9.0f, 9.0f};
+  expectSameTrajectory(p, d, test::givenCentroids(start, 3), 60);
+}
+
+// The search walks the centroids in the order of their projections on the data's principal axis.
+// Here the data spread most along x but the clusters differ in y and z, so many centroids share
+// a projection (equal keys, walked in either order) and the walk must still find the exact
+// nearest and runner-up; some points are equidistant from two centroids.
+TEST(CudaPixels, CentroidsSpreadAcrossThePrincipalAxis) {
+  KMS_REQUIRE_CUDA();
+  std::mt19937 rng(12);
+  std::uniform_real_distribution<float> along(-8.0f, 8.0f);
+  std::uniform_int_distribution<int> group(0, 15);
+  std::vector<float> p;
+  for (int i = 0; i < 80000; ++i) {
+    const int g = group(rng);
+    p.insert(p.end(), {along(rng), float(g % 4) * 0.5f, float(g / 4) * 0.5f});
+  }
+  for (int i = 0; i < 2000; ++i)  // exactly between two groups in y
+    p.insert(p.end(), {along(rng), 0.25f, 0.5f});
+  std::vector<float> start;
+  for (int g = 0; g < 16; ++g)
+    start.insert(start.end(), {0.0f, float(g % 4) * 0.5f, float(g / 4) * 0.5f});
+  expectSameTrajectory(p, 3, test::givenCentroids(start, 16), 25);
+}
+
+// A snapshot captured mid-run makes an iteration write the other label half in full; the bounds
+// stay with the rows, and the run continues identically.
+TEST(CudaPixels, CapturedSnapshotsDoNotDisturbTheBounds) {
+  KMS_REQUIRE_CUDA();
+  const auto p = test::levelPoints(200000, 3, 64, 8);
+  const auto start = test::uniformPoints(40, 3, 9, 0.0f, 1.0f);
+  auto gpu = test::cudaEngineOn(p, 3);
+  auto cpu = test::cpuEngineOn(p, 3);
+  gpu->initialize(test::givenCentroids(start, 40));
+  cpu->initialize(test::givenCentroids(start, 40));
+  std::map<int, Snapshot> cpu_at;  // the CPU's state after each iteration
+  int compared = 0;
+  for (int it = 1; it <= 30; ++it) {
+    if (it % 4 == 0) gpu->requestSnapshot();
+    gpu->step();
+    cpu->step();
+    cpu->snapshot(cpu_at[it]);
+    Snapshot captured;
+    if (gpu->takeCapturedSnapshot(captured)) {
+      ASSERT_TRUE(cpu_at.count(captured.iteration)) << captured.iteration;
+      EXPECT_EQ(captured.labels, cpu_at[captured.iteration].labels) << "iteration " << it;
+      EXPECT_EQ(captured.centroids, cpu_at[captured.iteration].centroids) << "iteration " << it;
+      ++compared;
+    }
+  }
+  EXPECT_GE(compared, 3);
+  Snapshot g, s;
+  gpu->snapshot(g);
+  cpu->snapshot(s);
+  EXPECT_EQ(g.labels, s.labels);
+  EXPECT_EQ(g.centroids, s.centroids);
+}
+
+}  // namespace
+}  // namespace kms
