@@ -65,8 +65,12 @@ std::vector<BenchCase> benchCases(bool quick, const Photo* photo) {
       {synthetic + ", k=64", "photo", side * side, 3, 64, 0.08, false},
       {synthetic + ", k=256", "photo", side * side, 3, 256, 0.12, false},
       {synthetic + ", k=1024", "photo", side * side, 3, 1024, 0.0, false},
+      {synthetic + ", k=16, streamed from host memory", "photo", side * side, 3, 16, 0.0, false,
+       false, true},
       {std::to_string(million) + " pts, d=1, k=16", "mix-d1", million, 1, 16, 0.006, true},
       {std::to_string(million) + " pts, d=64, k=256", "mix-d64", million, 64, 256, 0.25, quick},
+      {std::to_string(million) + " pts, d=64, k=256, streamed from host memory", "mix-d64", million,
+       64, 256, 0.0, false, false, true},
       {"17695 pts, d=9, k=128", "mix-d9", 17695, 9, 128, 0.010, true},
   };
   if (photo) {

@@ -17,6 +17,9 @@ struct BenchCase {
   double target_ms = 0.0;  ///< per-iteration target on an H100/H200 (0 = none)
   bool run_cpu = false;    ///< also time the CPU backend
   bool compact = false;    ///< the rows are distinct colours with pixel counts
+  /// The data stay in host memory and stream to the GPU (EngineOptions::max_device_bytes = 1);
+  /// the floor is then the host-to-device copy rate.
+  bool streamed = false;
 };
 
 /// A case's data: n × d values, and counts for compact cases.

@@ -62,7 +62,8 @@ CreatedEngine createEngine(BackendKind kind, const EngineOptions& options) {
       options.cuda_device == 0 ? cudaStatus() : cuda::probe(options.cuda_device);
   if (status.available) {
     try {
-      created.engine = cuda::createEngine(options.cuda_device, faultAtIteration(options));
+      created.engine = cuda::createEngine(options.cuda_device, faultAtIteration(options),
+                                          options.max_device_bytes);
       created.kind = BackendKind::Cuda;
       return created;
     } catch (const DeviceError& e) {

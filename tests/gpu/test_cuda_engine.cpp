@@ -243,11 +243,12 @@ TEST(CudaEngine, ErrorsMatchTheCpuBackend) {
   EXPECT_NO_THROW(gpu->step());
 }
 
-TEST(CudaEngine, DataLargerThanTheDeviceIsAClearError) {
+TEST(CudaEngine, DataLargerThanDeviceAndHostMemoryIsAClearError) {
   KMS_REQUIRE_CUDA();
   auto gpu = createEngine(BackendKind::Cuda).engine;
   const std::vector<float> tiny(64, 1.0f);
-  // 2^31 − 1 points of 64 floats (512 GiB): refused from the sizes alone, before any read.
+  // 2^31 − 1 points of 64 floats (512 GiB): too large for the GPU and for streaming from host
+  // memory; refused from the sizes alone, before any read.
   try {
     gpu->setData(DataView{tiny.data(), static_cast<std::size_t>(INT32_MAX), 64, nullptr});
     FAIL() << "no error";

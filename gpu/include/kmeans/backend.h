@@ -1,6 +1,7 @@
 // Choosing and creating an engine.
 #pragma once
 
+#include <cstddef>
 #include <memory>
 #include <optional>
 #include <string>
@@ -38,6 +39,11 @@ struct EngineOptions {
   /// broken kernel would — the CUDA context is lost, that step throws DeviceError with CUDA's
   /// message and so does every later call. 0 (the default): never. The CPU backend ignores it.
   int cuda_fault_at_iteration = 0;
+  /// The most GPU memory the CUDA engine gives the data (points, weights, counts), in bytes;
+  /// 0 (the default): whatever the device has free. Data that do not fit stay in page-locked
+  /// host memory and are streamed to the GPU as the kernels read them — same results, at the
+  /// interconnect's speed. (Labels and distance bounds, 2–6 bytes per point, stay on the GPU.)
+  std::size_t max_device_bytes = 0;
 };
 
 struct CreatedEngine {

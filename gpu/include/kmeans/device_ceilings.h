@@ -10,6 +10,7 @@ struct DeviceCeilings {
   std::string device;        ///< device name
   double copy_gbs = 0.0;     ///< device-to-device copy, (bytes read + bytes written) / second, GB/s
   double fp32_gflops = 0.0;  ///< sustained FP32 FMA throughput, GFLOP/s (an FMA counts 2)
+  double host_to_device_gbs = 0.0;  ///< cudaMemcpy from page-locked host memory, GB/s
 };
 
 /// Measures both ceilings on CUDA device `device` (about a second). Empty without a usable

@@ -1,8 +1,11 @@
 #include "cuda/cuda_engine.cuh"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <sstream>
 #include <stdexcept>
 
@@ -35,6 +38,13 @@ void launchTrap(cudaStream_t stream) {
   KMS_CHECK_LAUNCH();
 }
 
+/// Physical memory the system could give this process now (bytes).
+std::size_t availableHostBytes() {
+  const long pages = sysconf(_SC_AVPHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  return pages > 0 && page > 0 ? static_cast<std::size_t>(pages) * static_cast<std::size_t>(page)
+                               : 0;
+}
+
 std::string mib(std::size_t bytes) {
   std::ostringstream os;
   os << (bytes + (1u << 20) - 1) / (1u << 20) << " MiB";
@@ -43,7 +53,8 @@ std::string mib(std::size_t bytes) {
 
 }  // namespace
 
-CudaEngine::CudaEngine(int device) : device_(selectDevice(device)) {
+CudaEngine::CudaEngine(int device, std::size_t max_device_bytes)
+    : device_(selectDevice(device)), max_device_bytes_(max_device_bytes) {
   KMS_CUDA_CHECK(cudaGetDeviceProperties(&props_, device_));
   limits_.multiprocessors = props_.multiProcessorCount;
   limits_.max_shared_per_block = props_.sharedMemPerBlockOptin;
@@ -69,6 +80,7 @@ BackendInfo CudaEngine::info() const {
   std::ostringstream os;
   os << props_.name << " (sm_" << props_.major << props_.minor << ", " << props_.multiProcessorCount
      << " SMs, " << mib(props_.totalGlobalMem) << ")";
+  if (has_data_ && points_.onHost()) os << ", data streamed from host memory";
   return {"cuda", os.str()};
 }
 
@@ -82,13 +94,43 @@ void CudaEngine::checkFits(std::size_t bytes, const char* what, std::size_t reus
                       ". Use the CPU backend or a smaller data set.");
 }
 
+bool CudaEngine::fitsOnDevice(std::size_t data_bytes, std::size_t n) const {
+  std::size_t free_bytes = 0, total_bytes = 0;
+  KMS_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+  free_bytes += deviceBytes();  // what this engine holds now is given back first
+  // Labels (two halves of up to 2 bytes) and bounds stay on the device in any case.
+  const std::size_t run_bytes = n * (2 * sizeof(std::uint16_t) + sizeof(float));
+  std::size_t budget = free_bytes > run_bytes ? free_bytes - run_bytes : 0;
+  if (max_device_bytes_ > 0) budget = std::min(budget, max_device_bytes_);
+  if (data_bytes <= budget) return true;
+  // Streamed from host memory: pinned pages must leave the system room to work.
+  const std::size_t host_free = availableHostBytes();
+  if (data_bytes > host_free / 4 * 3 || run_bytes > free_bytes)
+    throw DeviceError("This data set needs " + mib(data_bytes) +
+                      "; it fits neither in GPU memory (" + mib(free_bytes) + " of " +
+                      mib(total_bytes) + " free on " + props_.name +
+                      ") nor in host memory for streaming (" + mib(host_free) +
+                      " available). Use a smaller data set.");
+  return false;
+}
+
+template <typename T>
+void CudaEngine::copyIn(ResidentBuffer<T>& buffer, const T* source, std::size_t count) {
+  if (buffer.onHost())
+    std::memcpy(buffer.host(), source, count * sizeof(T));
+  else
+    KMS_CUDA_CHECK(cudaMemcpyAsync(buffer.get(), source, count * sizeof(T), cudaMemcpyHostToDevice,
+                                   compute_.get()));
+}
+
 std::size_t CudaEngine::deviceBytes() const {
-  return points_.bytes() + weights_.bytes() + counts_.bytes() + coord_scale_.bytes() +
-         coord_exp_.bytes() + bounds_.bytes() + centroids_[0].bytes() + centroids_[1].bytes() +
-         labels_.bytes() + block_sums_.bytes() + totals_.bytes() + block_inertia_.bytes() +
-         chunk_sums_.bytes() + block_changed_.bytes() + block_work_.bytes() + picked_keys_.bytes() +
-         farthest_keys_.bytes() + scalars_.bytes() + empty_flags_.bytes() + empty_list_.bytes() +
-         staged_centroids_.bytes() + geometry_.bytes() + order_.bytes();
+  return points_.deviceBytes() + weights_.deviceBytes() + counts_.deviceBytes() +
+         coord_scale_.bytes() + coord_exp_.bytes() + bounds_.bytes() + centroids_[0].bytes() +
+         centroids_[1].bytes() + labels_.bytes() + block_sums_.bytes() + totals_.bytes() +
+         block_inertia_.bytes() + chunk_sums_.bytes() + block_changed_.bytes() +
+         block_work_.bytes() + picked_keys_.bytes() + farthest_keys_.bytes() + scalars_.bytes() +
+         empty_flags_.bytes() + empty_list_.bytes() + staged_centroids_.bytes() +
+         geometry_.bytes() + order_.bytes();
 }
 
 void CudaEngine::setData(const DataView& data) {
@@ -101,11 +143,9 @@ void CudaEngine::setData(const DataView& data) {
   const int d = data.d;
   // Sizes first (cheap, and before reading a possibly huge array), then validation; the current
   // data stays usable until both passed. Memory this engine already holds will be reused.
-  if (n > 0 && d > 0) {
-    const std::size_t point_bytes = n * d * sizeof(float) + (data.weights ? n * sizeof(float) : 0) +
-                                    (data.counts ? n * sizeof(std::uint32_t) : 0);
-    checkFits(point_bytes + 2 * n * sizeof(std::uint16_t), "This data set", deviceBytes());
-  }
+  const std::size_t data_bytes = n * d * sizeof(float) + (data.weights ? n * sizeof(float) : 0) +
+                                 (data.counts ? n * sizeof(std::uint32_t) : 0);
+  const bool on_device = n == 0 || d == 0 || fitsOnDevice(data_bytes, n);
   DataSummary summary = summarizeData(data);
   const std::array<float, 4> axis = principalAxis(data.points, n, d);
   copy_.synchronize();
@@ -113,31 +153,31 @@ void CudaEngine::setData(const DataView& data) {
   graphs_.clear();
   initialized_ = false;
   has_data_ = false;
-  for (auto* b :
-       {&points_, &weights_, &coord_scale_, &centroids_[0], &centroids_[1], &staged_centroids_})
+  for (auto* b : {&coord_scale_, &centroids_[0], &centroids_[1], &staged_centroids_})
     b->release();
+  points_.release();
+  weights_.release();
   counts_.release();
   labels_.release();
   block_sums_.release();
   totals_.release();
   bounds_.release();
 
-  points_.resize(n * d);
-  KMS_CUDA_CHECK(cudaMemcpyAsync(points_.get(), data.points, n * d * sizeof(float),
-                                 cudaMemcpyHostToDevice, compute_.get()));
+  // Points (then weights or counts) on the device while they fit there, else in mapped host
+  // memory (also when an allocation finds the device full after all).
+  const bool points_on_device = points_.place(n * d, on_device);
+  copyIn(points_, data.points, n * d);
   DeviceBuffer<float> mid(d);
   KMS_CUDA_CHECK(cudaMemcpyAsync(mid.get(), summary.mid.data(), d * sizeof(float),
                                  cudaMemcpyHostToDevice, compute_.get()));
   launchCentre(points_.get(), n, d, mid.get(), compute_.get());
   if (data.weights) {
-    weights_.resize(n);
-    KMS_CUDA_CHECK(cudaMemcpyAsync(weights_.get(), data.weights, n * sizeof(float),
-                                   cudaMemcpyHostToDevice, compute_.get()));
+    weights_.place(n, points_on_device);
+    copyIn(weights_, data.weights, n);
   }
   if (data.counts) {
-    counts_.resize(n);
-    KMS_CUDA_CHECK(cudaMemcpyAsync(counts_.get(), data.counts, n * sizeof(std::uint32_t),
-                                   cudaMemcpyHostToDevice, compute_.get()));
+    counts_.place(n, points_on_device);
+    copyIn(counts_, data.counts, n);
   }
   std::vector<float> scale(d);
   for (int c = 0; c < d; ++c)

@@ -30,7 +30,8 @@ namespace kms::cuda {
 
 class CudaEngine final : public Engine {
  public:
-  explicit CudaEngine(int device);
+  /// `max_device_bytes`: EngineOptions::max_device_bytes.
+  CudaEngine(int device, std::size_t max_device_bytes = 0);
   ~CudaEngine() override;
 
   BackendInfo info() const override;
@@ -75,6 +76,11 @@ class CudaEngine final : public Engine {
   }
   void requireInitialized() const;
   void checkFits(std::size_t bytes, const char* what, std::size_t reusable) const;
+  /// Whether data of `data_bytes` (n rows) go to the device; false: streamed from host memory.
+  /// Throws DeviceError when they fit in neither.
+  bool fitsOnDevice(std::size_t data_bytes, std::size_t n) const;
+  template <typename T>
+  void copyIn(ResidentBuffer<T>& buffer, const T* source, std::size_t count);
   void issueCapture(int iteration, const IterationStats& stats);
   /// Fills `out` from the pinned copies; `copy_ms` is the background copy's time (0 when the
   /// copy was synchronous).
@@ -84,7 +90,8 @@ class CudaEngine final : public Engine {
   void activate() const;
 
   int device_ = 0;
-  int fault_at_iteration_ = 0;  ///< tests: the step that first runs a trapping kernel
+  std::size_t max_device_bytes_ = 0;  ///< EngineOptions::max_device_bytes (0: free memory)
+  int fault_at_iteration_ = 0;        ///< tests: the step that first runs a trapping kernel
   cudaDeviceProp props_{};
   DeviceLimits limits_;
   ThreadPool widen_pool_{4};
@@ -99,8 +106,11 @@ class CudaEngine final : public Engine {
   std::size_t n_ = 0;
   int d_ = 0;
   bool has_data_ = false;
-  DeviceBuffer<float> points_, weights_, coord_scale_;
-  DeviceBuffer<std::uint32_t> counts_;  // compact data: multiplicities (never with weights_)
+  // Points, weights and counts on the device, or streamed from mapped host memory when they do
+  // not fit (ResidentBuffer).
+  ResidentBuffer<float> points_, weights_;
+  ResidentBuffer<std::uint32_t> counts_;  // compact data: multiplicities (never with weights_)
+  DeviceBuffer<float> coord_scale_;
   DeviceBuffer<int> coord_exp_;
 
   // Run state.

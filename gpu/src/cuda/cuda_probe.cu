@@ -45,10 +45,10 @@ CudaStatus probe(int device) {
   return status;
 }
 
-std::unique_ptr<Engine> createEngine(int device, int faultAtIteration) {
+std::unique_ptr<Engine> createEngine(int device, int faultAtIteration, std::size_t maxDeviceBytes) {
   const CudaStatus status = probe(device);
   if (!status.available) throw DeviceError("CUDA backend unavailable: " + status.reason);
-  auto engine = std::make_unique<CudaEngine>(device);
+  auto engine = std::make_unique<CudaEngine>(device, maxDeviceBytes);
   engine->injectFaultAt(faultAtIteration);
   return engine;
 }

@@ -1,6 +1,7 @@
 // Copy bandwidth and FP32 throughput measured on the device itself, so benchmark fractions are
 // relative to what this card really does, not to a datasheet.
 #include <algorithm>
+#include <cstring>
 #include <vector>
 
 #include "cuda/cuda_backend.h"
@@ -65,6 +66,21 @@ std::optional<DeviceCeilings> measureDeviceCeilings(int device) {
     if (r >= 2) copy_ms.push_back(stop.msSince(start));
   }
   ceilings.copy_gbs = 2.0 * bytes / (median(copy_ms) * 1e-3) / 1e9;
+
+  // Host to device: 256 MiB from page-locked memory (what streamed data can come in at).
+  const std::size_t host_bytes = std::size_t(256) << 20;
+  cuda::PinnedBuffer<unsigned char> host(host_bytes, /*mapped=*/false);
+  std::memset(host.get(), 1, host_bytes);
+  std::vector<double> h2d_ms;
+  for (int r = 0; r < 7; ++r) {
+    start.record(stream.get());
+    KMS_CUDA_CHECK(
+        cudaMemcpyAsync(dst.get(), host.get(), host_bytes, cudaMemcpyHostToDevice, stream.get()));
+    stop.record(stream.get());
+    stop.synchronize();
+    if (r >= 2) h2d_ms.push_back(stop.msSince(start));
+  }
+  ceilings.host_to_device_gbs = host_bytes / (median(h2d_ms) * 1e-3) / 1e9;
 
   // FP32 FMA throughput over a grid that fills every multiprocessor several times.
   cuda::DeviceBuffer<float> sink(1);

@@ -105,6 +105,58 @@ class PinnedBuffer {
   bool mapped_ = false;
 };
 
+/// Data the kernels read, in device memory when it fits and otherwise in page-locked host memory
+/// mapped into the device's address space: the kernels then stream it through the interconnect
+/// as they read it (zero-copy), with the same code and the same results. place() decides.
+template <typename T>
+class ResidentBuffer {
+ public:
+  /// Allocates `count` values: on the device when `on_device`, and there only while the device
+  /// has the memory — an out-of-memory (also from another program holding it) falls back to host
+  /// memory. Returns whether the values live on the device.
+  bool place(std::size_t count, bool on_device) {
+    release();
+    if (count == 0) return true;
+    if (on_device) {
+      void* p = nullptr;
+      const cudaError_t e = cudaMalloc(&p, count * sizeof(T));
+      if (e == cudaSuccess) {
+        device_ = static_cast<T*>(p);
+        count_ = count;
+        return true;
+      }
+      if (e != cudaErrorMemoryAllocation) KMS_CUDA_CHECK(e);
+      cudaGetLastError();  // the failed allocation is not sticky; clear it
+    }
+    host_.resize(count, /*mapped=*/true);
+    device_ = host_.device();
+    count_ = count;
+    return false;
+  }
+  void release() noexcept {
+    if (device_ && !host_.get()) cudaFree(device_);
+    host_.release();
+    device_ = nullptr;
+    count_ = 0;
+  }
+  ~ResidentBuffer() { release(); }
+  ResidentBuffer() = default;
+  ResidentBuffer(const ResidentBuffer&) = delete;
+  ResidentBuffer& operator=(const ResidentBuffer&) = delete;
+
+  T* get() const { return device_; }       ///< the address kernels use
+  T* host() const { return host_.get(); }  ///< host address when in host memory, else null
+  bool onHost() const { return host_.get() != nullptr; }
+  std::size_t size() const { return count_; }
+  /// Device memory held (0 in host memory).
+  std::size_t deviceBytes() const { return onHost() ? 0 : count_ * sizeof(T); }
+
+ private:
+  PinnedBuffer<T> host_;
+  T* device_ = nullptr;
+  std::size_t count_ = 0;
+};
+
 /// A non-blocking stream.
 class Stream {
  public:
