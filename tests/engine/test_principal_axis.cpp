@@ -11,8 +11,19 @@
 namespace kms {
 namespace {
 
-float norm(const std::array<float, 4>& a) {
-  return std::sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2] + a[3] * a[3]);
+using Axis = std::array<float, kMaxAxisDims>;
+
+float norm(const Axis& a) {
+  float s = 0.0f;
+  for (float v : a)
+    s += v * v;
+  return std::sqrt(s);
+}
+
+Axis firstAxis() {
+  Axis a{};
+  a[0] = 1.0f;
+  return a;
 }
 
 TEST(PrincipalAxis, FollowsTheLongestSpreadOfAnElongatedCloud) {
@@ -42,11 +53,23 @@ TEST(PrincipalAxis, SamplesLargeDataEvenly) {
   EXPECT_NEAR(axis[0], 0.0f, 1e-5f);
 }
 
+TEST(PrincipalAxis, SixteenDimensions) {
+  // Spread along coordinate 11 of 16.
+  std::vector<float> p;
+  for (int i = 0; i < 5000; ++i)
+    for (int c = 0; c < 16; ++c)
+      p.push_back(c == 11 ? float(i % 100) : 0.01f * float((i * 7 + c) % 3));
+  const auto axis = principalAxis(p.data(), 5000, 16);
+  EXPECT_GT(std::fabs(axis[11]), 0.999f);
+  EXPECT_NEAR(norm(axis), 1.0f, 1e-6f);
+}
+
 TEST(PrincipalAxis, DegenerateDataGiveTheFirstAxis) {
   const std::vector<float> same(30, 0.25f);  // ten equal 3-D points
-  EXPECT_EQ(principalAxis(same.data(), 10, 3), (std::array<float, 4>{1.0f, 0.0f, 0.0f, 0.0f}));
-  EXPECT_EQ(principalAxis(same.data(), 1, 3), (std::array<float, 4>{1.0f, 0.0f, 0.0f, 0.0f}));
-  EXPECT_EQ(principalAxis(same.data(), 5, 6), (std::array<float, 4>{1.0f, 0.0f, 0.0f, 0.0f}));
+  EXPECT_EQ(principalAxis(same.data(), 10, 3), firstAxis());
+  EXPECT_EQ(principalAxis(same.data(), 1, 3), firstAxis());
+  EXPECT_EQ(principalAxis(same.data(), 5, 6), firstAxis());
+  EXPECT_EQ(principalAxis(same.data(), 1, 30), firstAxis());  // beyond kMaxAxisDims
   const std::vector<float> line = {1.0f, 2.0f, 7.0f};
   const auto one_d = principalAxis(line.data(), 3, 1);
   EXPECT_NEAR(std::fabs(one_d[0]), 1.0f, 1e-6f);

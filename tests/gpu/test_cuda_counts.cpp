@@ -1,7 +1,7 @@
-// Compact data (distinct rows with counts) on the CUDA backend: the fused compact kernel (d ≤ 4,
-// k ≤ 1024) and the generic kernel (anything else) against the CPU backend on the same compact
-// data, and against the expanded data on the GPU — identical labels, bit-identical centroids,
-// the same changed counts and convergence, re-seeding included.
+// Compact data (distinct rows with counts) on the CUDA backend: the compact kernels (d ≤ 4 with
+// k ≤ 1024, d ≤ 16 with k ≤ 256) and the generic kernel (anything else) against the CPU backend
+// on the same compact data, and against the expanded data on the GPU — identical labels,
+// bit-identical centroids, the same changed counts and convergence, re-seeding included.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -82,7 +82,10 @@ INSTANTIATE_TEST_SUITE_P(
                       CountsCase{3, 64, 24, true}, CountsCase{3, 300, 24, true},
                       CountsCase{4, 40, 10, true}, CountsCase{3, 1024, 40, false},
                       CountsCase{3, 1100, 40, false},  // beyond the fused kernel: generic
-                      CountsCase{5, 12, 6, true}, CountsCase{9, 20, 3, true}),
+                      CountsCase{5, 12, 6, true}, CountsCase{9, 20, 3, true},
+                      // d > 4 is compiled for 8 and 16 (zero-padded), k ≤ 256 there.
+                      CountsCase{12, 100, 3, true}, CountsCase{16, 256, 3, false},
+                      CountsCase{9, 300, 3, false}),  // k > 256 with d > 4: generic
     [](const auto& info) {
       return "d" + std::to_string(info.param.d) + "_k" + std::to_string(info.param.k) +
              (info.param.reseed ? "_reseed" : "_keep");

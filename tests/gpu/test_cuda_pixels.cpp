@@ -77,7 +77,12 @@ INSTANTIATE_TEST_SUITE_P(Levels, PixelsGpuVersusCpu,
                                            PixelCase{3, 300, 64, true},  // 16-bit labels
                                            PixelCase{3, 1024, 256, false},
                                            PixelCase{1, 16, 40, false}, PixelCase{1, 7, 1000, true},
-                                           PixelCase{2, 33, 9, false}, PixelCase{4, 100, 16, true}),
+                                           PixelCase{2, 33, 9, false}, PixelCase{4, 100, 16, true},
+                                           // d > 4: the assignment kernels (the compact ones serve
+                                           // these only for counted data).
+                                           PixelCase{5, 40, 8, true}, PixelCase{8, 64, 6, false},
+                                           PixelCase{9, 128, 5, false},
+                                           PixelCase{16, 256, 4, true}),
                          pixelName);
 
 // Points on the bisector of two centroids and a few ULPs either side of it, with two far groups

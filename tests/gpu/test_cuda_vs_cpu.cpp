@@ -136,23 +136,21 @@ std::string trajectoryName(
   const char* name = init == InitMethod::Random                 ? "_random"
                      : init == InitMethod::GreedyKMeansPlusPlus ? "_greedy"
                                                                 : "_kmeanspp";
-  return "d" + std::to_string(d) + "_k" + std::to_string(k) + name +
-         "_seed" + std::to_string(std::get<3>(info.param));
+  return "d" + std::to_string(d) + "_k" + std::to_string(k) + name + "_seed" +
+         std::to_string(std::get<3>(info.param));
 }
 
-INSTANTIATE_TEST_SUITE_P(Blobs, FullRunGpuVersusCpu,
-                         ::testing::Values(std::make_tuple(2, 5, InitMethod::KMeansPlusPlus, 1ull),
-                                           std::make_tuple(3, 16, InitMethod::KMeansPlusPlus, 7ull),
-                                           std::make_tuple(3, 16, InitMethod::Random, 7ull),
-                                           std::make_tuple(3, 16, InitMethod::GreedyKMeansPlusPlus,
-                                                           7ull),
-                                           std::make_tuple(16, 300,
-                                                           InitMethod::GreedyKMeansPlusPlus, 2ull),
-                                           std::make_tuple(9, 40, InitMethod::KMeansPlusPlus, 3ull),
-                                           std::make_tuple(16, 300, InitMethod::KMeansPlusPlus,
-                                                           5ull),
-                                           std::make_tuple(64, 20, InitMethod::Random, 11ull)),
-                         trajectoryName);
+INSTANTIATE_TEST_SUITE_P(
+    Blobs, FullRunGpuVersusCpu,
+    ::testing::Values(std::make_tuple(2, 5, InitMethod::KMeansPlusPlus, 1ull),
+                      std::make_tuple(3, 16, InitMethod::KMeansPlusPlus, 7ull),
+                      std::make_tuple(3, 16, InitMethod::Random, 7ull),
+                      std::make_tuple(3, 16, InitMethod::GreedyKMeansPlusPlus, 7ull),
+                      std::make_tuple(16, 300, InitMethod::GreedyKMeansPlusPlus, 2ull),
+                      std::make_tuple(9, 40, InitMethod::KMeansPlusPlus, 3ull),
+                      std::make_tuple(16, 300, InitMethod::KMeansPlusPlus, 5ull),
+                      std::make_tuple(64, 20, InitMethod::Random, 11ull)),
+    trajectoryName);
 
 TEST(CudaEngine, SameSeedIsBitIdenticalRunToRun) {
   KMS_REQUIRE_CUDA();

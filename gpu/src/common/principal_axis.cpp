@@ -5,11 +5,15 @@
 
 namespace kms {
 
-std::array<float, 4> principalAxis(const float* points, std::size_t n, int d, std::size_t sample) {
-  std::array<float, 4> axis{1.0f, 0.0f, 0.0f, 0.0f};
-  if (d < 1 || d > 4 || n < 2) return axis;
+std::array<float, kMaxAxisDims> principalAxis(const float* points, std::size_t n, int d,
+                                              std::size_t sample) {
+  constexpr int M = kMaxAxisDims;
+  std::array<float, M> axis{};
+  axis[0] = 1.0f;
+  if (d < 1 || d > M || n < 2) return axis;
+  sample = std::min<std::size_t>(sample, (std::size_t(1) << 24) / std::size_t(d * d));
   const std::size_t step = std::max<std::size_t>(1, n / std::max<std::size_t>(sample, 2));
-  double mean[4] = {}, cov[4][4] = {};
+  double mean[M] = {}, cov[M][M] = {};
   std::size_t m = 0;
   for (std::size_t i = 0; i < n; i += step, ++m)
     for (int c = 0; c < d; ++c)
@@ -22,9 +26,11 @@ std::array<float, 4> principalAxis(const float* points, std::size_t n, int d, st
         cov[a][b] += (points[i * d + a] - mean[a]) * (points[i * d + b] - mean[b]);
   // Power iteration from the diagonal direction (the grey axis of colours): converges to the
   // dominant eigenvector unless the start is orthogonal to it, which rounding soon breaks.
-  double v[4] = {1.0, 1.0, 1.0, 1.0};
+  double v[M];
+  for (double& x : v)
+    x = 1.0;
   for (int it = 0; it < 100; ++it) {
-    double w[4] = {}, norm = 0.0;
+    double w[M] = {}, norm = 0.0;
     for (int a = 0; a < d; ++a) {
       for (int b = 0; b < d; ++b)
         w[a] += cov[a][b] * v[b];
@@ -35,7 +41,7 @@ std::array<float, 4> principalAxis(const float* points, std::size_t n, int d, st
     for (int a = 0; a < d; ++a)
       v[a] = w[a] / norm;
   }
-  for (int c = 0; c < 4; ++c)
+  for (int c = 0; c < M; ++c)
     axis[c] = c < d ? static_cast<float>(v[c]) : 0.0f;
   return axis;
 }

@@ -147,7 +147,7 @@ void CudaEngine::setData(const DataView& data) {
                                  (data.counts ? n * sizeof(std::uint32_t) : 0);
   const bool on_device = n == 0 || d == 0 || fitsOnDevice(data_bytes, n);
   DataSummary summary = summarizeData(data);
-  const std::array<float, 4> axis = principalAxis(data.points, n, d);
+  const std::array<float, kMaxAxisDims> axis = principalAxis(data.points, n, d);
   copy_.synchronize();
   compute_.synchronize();
   graphs_.clear();
@@ -201,9 +201,12 @@ void CudaEngine::setData(const DataView& data) {
 
 template <typename LabelT>
 void CudaEngine::planFor() {
-  // d ≤ 4, k ≤ 1,024 and no weights: the compact kernels (bounds and sums kept across
-  // iterations), for distinct values with counts and for plain points alike (every count 1).
-  if (fitsCompactKernel(d_, k_) && weights_.size() == 0)
+  // Small d and k, no weights: the compact kernels (bounds and sums kept across iterations), for
+  // distinct values with counts and for plain points with d ≤ 4 (every count 1). Plain points
+  // with 4 < d ≤ 16 stay on the assignment kernels: measured on an H200, 17,695 × 9 with
+  // k = 128 took 0.046 ms per iteration on the compact kernels against 0.035 ms.
+  const bool compact_fits = fitsCompactKernel(d_, k_) && weights_.size() == 0;
+  if (compact_fits && (summary_.fixed.counted || d_ <= 4))
     plan_ = planCompact<LabelT>(n_, d_, k_, limits_);
   else if (!summary_.fixed.counted)
     plan_ = planAssign<LabelT>(n_, d_, k_, limits_);

@@ -19,6 +19,7 @@
 #include <memory>
 #include <string>
 
+#include "common/principal_axis.h"
 #include "common/thread_pool.h"
 #include "cuda/device_memory.cuh"
 #include "cuda/kernels/assign_args.cuh"
@@ -124,10 +125,10 @@ class CudaEngine final : public Engine {
   int frozen_ = -1;                     // half being copied to the host, or −1
   bool first_iteration_ = true;
   DeviceBuffer<long long> block_sums_, totals_;
-  DeviceBuffer<float> bounds_;          // compact kernels: per-row lower distance bounds
-  DeviceBuffer<float> geometry_;        // compact kernels: computeGeometry's 2k + 1 floats
-  DeviceBuffer<unsigned short> order_;  // and its k indices
-  std::array<float, 4> axis_{1.0f, 0.0f, 0.0f, 0.0f};  // principal axis of the data (d ≤ 4)
+  DeviceBuffer<float> bounds_;                  // compact kernels: per-row lower distance bounds
+  DeviceBuffer<float> geometry_;                // compact kernels: computeGeometry's 2k + 1 floats
+  DeviceBuffer<unsigned short> order_;          // and its k indices
+  std::array<float, kMaxAxisDims> axis_{1.0f};  // principal axis of the data (d ≤ 16)
   DeviceBuffer<double> block_inertia_, chunk_sums_;
   DeviceBuffer<unsigned long long> block_changed_, block_work_, picked_keys_, farthest_keys_;
   DeviceBuffer<IterationScalars> scalars_;

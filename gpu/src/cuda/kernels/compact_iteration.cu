@@ -19,15 +19,22 @@ std::size_t compactSharedBytes(int d, int k, int D) {
          static_cast<std::size_t>(k) * (2 * sizeof(float) + sizeof(unsigned short));
 }
 
+/// The compiled D for d (see kCompactMaxD).
+int compactDim(int d) {
+  return d <= 4 ? d : (d <= 8 ? 8 : 16);
+}
+
 /// Calls f.template operator()<D>() for the compiled D ≥ d.
 template <typename F>
 void withCompactDim(int d, F&& f) {
   // clang-format off
-  switch (d) {
+  switch (compactDim(d)) {
     case 1: f.template operator()<1>(); break;
     case 2: f.template operator()<2>(); break;
     case 3: f.template operator()<3>(); break;
-    default: f.template operator()<4>(); break;
+    case 4: f.template operator()<4>(); break;
+    case 8: f.template operator()<8>(); break;
+    default: f.template operator()<16>(); break;
   }
   // clang-format on
 }
@@ -35,14 +42,14 @@ void withCompactDim(int d, F&& f) {
 }  // namespace
 
 bool fitsCompactKernel(int d, int k) {
-  return d >= 1 && d <= kCompactMaxD && k >= 1 && k <= kCompactMaxK;
+  return d >= 1 && d <= kCompactMaxD && k >= 1 && k <= compactMaxK(compactDim(d));
 }
 
 template <typename LabelT>
 AssignPlan planCompact(std::size_t n, int d, int k, const DeviceLimits& limits) {
   AssignPlan plan;
   plan.compact = true;
-  plan.template_dim = std::min(d, kCompactMaxD);
+  plan.template_dim = compactDim(d);
   plan.threads = kCompactThreads;
   plan.per_block_sums = false;
   plan.shared_bytes = compactSharedBytes(d, k, plan.template_dim);

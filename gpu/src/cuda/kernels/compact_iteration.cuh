@@ -15,7 +15,8 @@ namespace kms::cuda {
 template <typename LabelT>
 struct CompactArgs;
 
-/// Whether data of this shape run on the compact kernels (d ≤ 4, k ≤ 1024; unweighted). Other
+/// Whether data of this shape run on the compact kernels (unweighted; d ≤ 4 with k ≤ 1,024, or
+/// d ≤ 16 with k ≤ 256). Other
 /// compact data run on the generic kernel, which handles counts too; other points on the
 /// assignment kernels of assign_launch.cuh.
 bool fitsCompactKernel(int d, int k);

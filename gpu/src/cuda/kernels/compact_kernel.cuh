@@ -38,10 +38,19 @@
 namespace kms::cuda {
 
 inline constexpr int kCompactThreads = 256;
-/// The assignment kernel stages every centroid in shared memory: k up to this, d up to
-/// kCompactMaxD.
+/// The kernels are compiled for D = 1, 2, 3, 4 (exactly d) and 8 and 16 (d up to D, the rest
+/// zero-padded), and stage every centroid in shared memory: k up to kCompactMaxK for D ≤ 4,
+/// kCompactMaxKWide above.
 inline constexpr int kCompactMaxK = 1024;
-inline constexpr int kCompactMaxD = 4;
+inline constexpr int kCompactMaxKWide = 256;
+inline constexpr int kCompactMaxD = 16;
+__host__ __device__ constexpr int compactMaxK(int D) {
+  return D <= 4 ? kCompactMaxK : kCompactMaxKWide;
+}
+/// Whether the compiled D is d itself (no padding: no bounds checks on coordinates).
+__host__ __device__ constexpr bool compactExactDim(int D) {
+  return D <= 4;
+}
 
 /// Everything one iteration of compact data reads and writes (device pointers).
 template <typename LabelT>
@@ -135,19 +144,22 @@ __device__ __forceinline__ float fastScore(const float (&x2)[D], const float* ro
 template <int D>
 __device__ void computeGeometry(const float* centroids, int k, int d, const float (&axis)[D],
                                 float* geometry, unsigned short* order) {
-  constexpr int J = kCompactMaxK / kCompactThreads;  // items per thread, blocked: t·J + s
+  constexpr int kMaxK = compactMaxK(D);
+  constexpr int J = kMaxK / kCompactThreads;  // items per thread, blocked: t·J + s
   using Sort = cub::BlockRadixSort<float, kCompactThreads, J, int>;
   using ReduceF = cub::BlockReduce<float, kCompactThreads>;
-  __shared__ float all[kCompactMaxK * D];
-  __shared__ float projection[kCompactMaxK];
-  __shared__ unsigned short sorted[kCompactMaxK];
+  // Rows of an odd stride: lanes reading different centroids hit different banks.
+  constexpr int S = D | 1;
+  __shared__ float all[kMaxK * S];
+  __shared__ float projection[kMaxK];
+  __shared__ unsigned short sorted[kMaxK];
   __shared__ union {
     typename Sort::TempStorage sort;
     typename ReduceF::TempStorage reduce;
   } temp;
   for (int t = threadIdx.x; t < k * D; t += kCompactThreads) {
     const int j = t / D, c = t - j * D;
-    all[t] = c < d ? centroids[static_cast<std::size_t>(j) * d + c] : 0.0f;
+    all[j * S + c] = c < d ? centroids[static_cast<std::size_t>(j) * d + c] : 0.0f;
   }
   __syncthreads();
   float keys[J];
@@ -162,8 +174,8 @@ __device__ void computeGeometry(const float* centroids, int k, int d, const floa
       float p = 0.0f, norm = 0.0f;
 #pragma unroll
       for (int c = 0; c < D; ++c) {
-        p = fmaf(axis[c], all[j * D + c], p);
-        norm = fmaf(all[j * D + c], all[j * D + c], norm);
+        p = fmaf(axis[c], all[j * S + c], p);
+        norm = fmaf(all[j * S + c], all[j * S + c], norm);
       }
       keys[s] = p;
       top_norm = fmaxf(top_norm, norm);
@@ -178,7 +190,7 @@ __device__ void computeGeometry(const float* centroids, int k, int d, const floa
       key = 0.0f;
 #pragma unroll
       for (int c = 0; c < D; ++c)
-        key = fmaf(axis[c], all[threadIdx.x * D + c], key);
+        key = fmaf(axis[c], all[threadIdx.x * S + c], key);
       projection[threadIdx.x] = key;
     }
     __syncthreads();
@@ -212,11 +224,38 @@ __device__ void computeGeometry(const float* centroids, int k, int d, const floa
   }
   const float top = ReduceF(temp.reduce).Reduce(top_norm, MaxOf{});
   if (threadIdx.x == 0) geometry[2 * k] = top;
-  // Nearest other centroid of each: walk outwards in projection order; stop when the gap of the
-  // projections alone exceeds the nearest found (with a margin for their rounding).
+  if (k <= kCompactThreads) {
+    // Nearest other centroid of each, by brute force: thread j against every other, all lanes
+    // reading the same row at a time (a shared-memory broadcast); k ≤ 256 keeps this short.
+    if (static_cast<int>(threadIdx.x) < k) {
+      const int j = threadIdx.x;
+      float cj[D];
+#pragma unroll
+      for (int c = 0; c < D; ++c)
+        cj[c] = all[j * S + c];
+      float nearest = INFINITY;  // squared
+      for (int other = 0; other < k; ++other) {
+        float d2 = 0.0f;
+#pragma unroll
+        for (int c = 0; c < D; ++c) {
+          const float diff = cj[c] - all[other * S + c];
+          d2 = fmaf(diff, diff, d2);
+        }
+        if (other != j) nearest = fminf(nearest, d2);
+      }
+      geometry[j] = 0.5f * sqrtf(nearest) * (1.0f - 4.0f * kBoundSlack);
+    }
+    return;
+  }
+  // Many centroids (d ≤ 4): walk outwards in projection order from each; stop when the gap of
+  // the projections alone exceeds the nearest found (with a margin for their rounding).
   for (int r = threadIdx.x; r < k; r += kCompactThreads) {
     const int j = sorted[r];
     const float pj = projection[r];
+    float cj[D];
+#pragma unroll
+    for (int c = 0; c < D; ++c)
+      cj[c] = all[j * S + c];
     float nearest = INFINITY;  // squared
     int left = r - 1, right = r + 1;
     while (left >= 0 || right < k) {
@@ -229,7 +268,7 @@ __device__ void computeGeometry(const float* centroids, int k, int d, const floa
       float d2 = 0.0f;
 #pragma unroll
       for (int c = 0; c < D; ++c) {
-        const float diff = all[j * D + c] - all[other * D + c];
+        const float diff = cj[c] - all[other * S + c];
         d2 = fmaf(diff, diff, d2);
       }
       nearest = fminf(nearest, d2);
@@ -273,7 +312,7 @@ struct CombineTotals {
 /// queueing behind barriers; one block reduction (a fixed tree) does the rest.
 template <int D, typename LabelT>
 __global__ void __launch_bounds__(kCompactThreads) compactUpdateKernel(CompactArgs<LabelT> a) {
-  constexpr int J = kCompactMaxK / kCompactThreads;  // clusters per thread at most
+  constexpr int J = compactMaxK(D) / kCompactThreads;  // clusters per thread at most
   const int d = a.d, k = a.k;
   const int iteration = threadIdx.x == 0 ? a.update.counters->iteration + 1 : 0;
   UpdateTotals mine{0.0, 0ull, 0.0f, 0, 0ull, 0ull};
@@ -373,10 +412,11 @@ __device__ __forceinline__ void loadCompactRow(const CompactArgs<LabelT>& a, std
                                                bool first, CompactRow<D, LabelT>& r) {
   r.valid = i < a.n;
   const std::size_t at = r.valid ? i : 0;
-  const float* p = a.points + at * D;  // the compact kernels run with D = d
+  const int d = compactExactDim(D) ? D : a.d;
+  const float* p = a.points + at * d;
 #pragma unroll
   for (int c = 0; c < D; ++c)
-    r.x[c] = __ldg(p + c);
+    r.x[c] = (compactExactDim(D) || c < d) ? __ldg(p + c) : 0.0f;
   r.count = a.counts ? __ldg(a.counts + at) : 1u;
   r.old_label = first ? LabelT(0) : a.labels_in[at];
   r.bound = first ? 0.0f : a.bounds[at];
@@ -403,7 +443,7 @@ __device__ __forceinline__ void settleLabel(const CompactArgs<LabelT>& a, const 
                                             std::size_t i, const float (&x)[D], std::uint32_t count,
                                             LabelT old_label, int label, bool first,
                                             unsigned long long& changed) {
-  constexpr int d = D;
+  const int d = compactExactDim(D) ? D : a.d;
   const LabelT new_label = static_cast<LabelT>(label);
   if (first || old_label != new_label) {
     changed += count;
@@ -435,7 +475,7 @@ __device__ __forceinline__ bool settleByBounds(const CompactArgs<LabelT>& a, con
   constexpr int R = centroidRow(D);
   // The own centroid's exact distance is the upper bound; while it is below every other
   // centroid's lower bound the label stands.
-  const float dist = exactDistance<D>(r.x, b.rows + r.old_label * R, D);
+  const float dist = exactDistance<D>(r.x, b.rows + r.old_label * R, compactExactDim(D) ? D : a.d);
   const float lower = fmaxf(__fsub_rd(r.bound, b.drift_up), b.half_gap[r.old_label]);
   // √dist·(1 + slack) < lower, squared: no square root per row (the two roundings are far
   // below the slack).
@@ -453,13 +493,13 @@ __device__ __forceinline__ void searchRow(const CompactArgs<LabelT>& a, const Co
                                           std::size_t i, bool first, double& inertia,
                                           unsigned long long& changed, unsigned& evaluated) {
   constexpr int R = centroidRow(D);
-  constexpr int d = D;
+  const int d = compactExactDim(D) ? D : a.d;
   const int k = a.k;
   float x[D];
   const float* p = a.points + i * d;
 #pragma unroll
   for (int c = 0; c < D; ++c)
-    x[c] = __ldg(p + c);
+    x[c] = (compactExactDim(D) || c < d) ? __ldg(p + c) : 0.0f;
   const std::uint32_t count = a.counts ? __ldg(a.counts + i) : 1u;
   const LabelT old_label = first ? LabelT(0) : a.labels_in[i];
   float x2[D];
