@@ -302,16 +302,20 @@ int main(int argc, char** argv) {
       return 3;
     }
     for (const Result& r : results) {
-      // Floors: the points must be read once (memory), and n·k·d FMAs must be done (compute).
+      // Floors: the points (and counts) must be read and a label per point written once
+      // (memory), and the distances must be computed (compute: n·k·d FMAs, or — where the
+      // engine prunes with exact bounds — the d FMAs of each distance it did compute).
       std::string floor_ms = "–", fraction = "–";
       if (r.backend == "cuda" && ceilings) {
-        const double bytes =
-            double(c.n) * (c.d * sizeof(float) + (c.compact ? sizeof(std::uint32_t) : 0));
+        const double label_bytes = c.streamed ? 0 : (c.k <= 256 ? 1 : 2);  // labels stay put
+        const double bytes = double(c.n) * (c.d * sizeof(float) +
+                                            (c.compact ? sizeof(std::uint32_t) : 0) + label_bytes);
         // Streamed data cross the interconnect each iteration: the host-to-device copy rate.
         const double memory_ms =
             bytes / ((c.streamed ? ceilings->host_to_device_gbs : ceilings->copy_gbs) * 1e9) * 1e3;
+        const double computed = r.skipped >= 0 ? 1.0 - r.skipped : 1.0;
         const double compute_ms =
-            2.0 * double(c.n) * c.k * c.d / (ceilings->fp32_gflops * 1e9) * 1e3;
+            2.0 * double(c.n) * c.k * c.d * computed / (ceilings->fp32_gflops * 1e9) * 1e3;
         const double floor = std::max(memory_ms, compute_ms);
         floor_ms = fmt("%.4f", floor) + (memory_ms >= compute_ms ? " (mem)" : " (fp32)");
         fraction = fmt("%.0f%%", 100.0 * floor / r.median_ms);

@@ -32,7 +32,7 @@ run_faults() {
     --no-persist --generate blobs --points 200000 --k 8 --backend cuda --speed 5 --run \
     --size 1400x900 --screenshot "$OUT/studio-gpu-fault.png" --screenshot-after-ms 2500 \
     --timeout-ms 4000
-  echo "exit status $? (3 expected: the run paused at the fault and never finished)"
+  echo "exit status $? (0: the scripted screenshot was taken, with the run paused at the fault)"
 }
 run_bench() {
   echo "== kmeans-bench =="
@@ -40,10 +40,10 @@ run_bench() {
 }
 run_sanitize() {
   # Small cases only: the sanitizers slow kernels down by orders of magnitude.
-  local filter='Grid/OneStepGpuVersusCpu.*n20*:Grid/OneStepGpuVersusCpu.*k130*:Grid/OneStepGpuVersusCpu.*n200000_d2_k7*:Grid/OneStepGpuVersusCpu.*n200000_d9_k300*:Grid/OneStepGpuVersusCpu.*n200000_d16_k1000*:Blobs/FullRunGpuVersusCpu.*d2_k5*:CudaEngine.EmptyClustersReseedLikeTheCpu:CudaEngine.DuplicatePointsMatchCpu:CudaEngine.KEqualsNGivesZeroInertia:CudaEngine.ErrorsMatchTheCpuBackend:CudaEngine.SnapshotBeforeTheFirstIteration:CudaEngine.DataLargerThanDeviceAndHostMemoryIsAClearError:CudaCounts.NearTiesAreResolvedLikeTheCpu:CudaCounts.ReseedingOfExpandedDataFollowsTheCpuOrder:CudaCounts.SeedingWithCountsMatchesTheCpu:Grid/CompactGpuVersusCpu.*d3_k16_reseed*:Grid/CompactGpuVersusCpu.*d1_k5*:Grid/CompactGpuVersusCpu.*d9_k20*:CudaEngine.AssignReplaysEveryIterationLikeTheCpu:CudaEngine.SnapshotAtGivesBackEveryIterationLikeTheCpu:CudaCounts.AssignReplaysTheCompactKernelsLabels:Levels/PixelsGpuVersusCpu.*d3_k16_levels6*:Levels/PixelsGpuVersusCpu.*d3_k300_levels64_reseed*:Levels/PixelsGpuVersusCpu.*d1_k7*:CudaPixels.*:Kernels/StreamedEqualsInMemory.*pixels_d3_k16*:Kernels/StreamedEqualsInMemory.*counts_d2*:Grid/CompactGpuVersusCpu.*d12_k100*'
+  local filter='Grid/OneStepGpuVersusCpu.*n20*:Grid/OneStepGpuVersusCpu.*k130*:Grid/OneStepGpuVersusCpu.*n200000_d2_k7*:Grid/OneStepGpuVersusCpu.*n200000_d9_k300*:Grid/OneStepGpuVersusCpu.*n200000_d16_k1000*:Blobs/FullRunGpuVersusCpu.*d2_k5*:CudaEngine.EmptyClustersReseedLikeTheCpu:CudaEngine.DuplicatePointsMatchCpu:CudaEngine.KEqualsNGivesZeroInertia:CudaEngine.ErrorsMatchTheCpuBackend:CudaEngine.SnapshotBeforeTheFirstIteration:CudaEngine.DataLargerThanDeviceAndHostMemoryIsAClearError:CudaCounts.NearTiesAreResolvedLikeTheCpu:CudaCounts.ReseedingOfExpandedDataFollowsTheCpuOrder:CudaCounts.SeedingWithCountsMatchesTheCpu:Grid/CompactGpuVersusCpu.*d3_k16_reseed*:Grid/CompactGpuVersusCpu.*d1_k5*:Grid/CompactGpuVersusCpu.*d9_k20*:CudaEngine.AssignReplaysEveryIterationLikeTheCpu:CudaEngine.SnapshotAtGivesBackEveryIterationLikeTheCpu:CudaCounts.AssignReplaysTheCompactKernelsLabels:Levels/PixelsGpuVersusCpu.*d1_k7*:CudaPixels.CentroidsSpreadAcrossThePrincipalAxis:Kernels/StreamedEqualsInMemory.*counts_d2*:Grid/CompactGpuVersusCpu.*d12_k100*'
   for tool in memcheck racecheck synccheck; do
     echo "== compute-sanitizer --tool $tool =="
-    timeout 280 compute-sanitizer --tool "$tool" --error-exitcode 9 "$B/gpu_tests" --gtest_brief=1 \
+    timeout ${SANITIZE_TIMEOUT:-280} compute-sanitizer --tool "$tool" --error-exitcode 9 "$B/gpu_tests" --gtest_brief=1 \
       --gtest_filter="$filter" >"$OUT/sanitize-$tool.log" 2>&1
     echo "exit $? ($(grep -c '^\[       OK \]\|PASSED' "$OUT/sanitize-$tool.log") lines of passes)"
     grep -E "ERROR SUMMARY|RACECHECK SUMMARY|PASSED|FAILED" "$OUT/sanitize-$tool.log" | tail -5

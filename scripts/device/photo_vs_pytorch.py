@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """One real photograph, one GPU, one run: KMeans Studio's exact Lloyd on the photo's distinct
-colours (kmeans-bench --photo) against PyTorch's plain Lloyd on every pixel (GEMM + argmin +
-index_add), k = 16 by default. Prints both per-iteration times and their ratio, and writes
+colours and on its pixels one by one (kmeans-bench --photo) against PyTorch's plain Lloyd on
+every pixel (GEMM + argmin + index_add), k = 16 by default (--k 16,64,256 for several). Prints both per-iteration times and their ratio, and writes
 photo-vs-pytorch.json and the bench's markdown table to $OUT.
 
 Usage (on the GPU machine, repository root, device-bundle/ carried):
@@ -48,7 +48,7 @@ def pytorch_lloyd_ms(pixels, k, iterations, warmup, seed=1):
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("photo")
-    parser.add_argument("--k", type=int, default=16)
+    parser.add_argument("--k", default="16", help="one k or several, comma-separated")
     parser.add_argument("--bench", default="device-bundle/kmeans-bench")
     parser.add_argument("--iterations", type=int, default=200)
     parser.add_argument("--torch-iterations", type=int, default=30)
@@ -69,28 +69,34 @@ def main():
     if run.returncode != 0:
         print(run.stderr, file=sys.stderr)
         sys.exit(run.returncode)
-    ours = None
-    for line in run.stdout.splitlines():
-        m = re.match(r"\| real photo .* distinct colours, k=(\d+) \| cuda \| ([0-9.]+) \|", line)
-        if m and int(m.group(1)) == args.k:
-            ours = float(m.group(2))
-    if ours is None:
-        sys.exit("kmeans-bench printed no distinct-colour CUDA row for k = %d" % args.k)
-
-    torch_ms, n = pytorch_lloyd_ms(pixels, args.k, args.torch_iterations, 3)
-    result = {
-        "photo": os.path.basename(args.photo),
-        "pixels": n,
-        "k": args.k,
-        "device": torch.cuda.get_device_name(0),
-        "kmeans_studio_ms_per_iteration": ours,
-        "pytorch_ms_per_iteration": torch_ms,
-        "ratio": torch_ms / ours,
-        "torch": torch.__version__,
-    }
-    print(json.dumps(result, indent=2))
+    results = []
+    for k in [int(v) for v in args.k.split(",")]:
+        ours = per_pixel = None
+        for line in run.stdout.splitlines():
+            m = re.match(r"\| real photo .* distinct colours, k=(\d+) \| cuda \| ([0-9.]+) \|", line)
+            if m and int(m.group(1)) == k:
+                ours = float(m.group(2))
+            m = re.match(r"\| real photo .* per pixel, k=(\d+) \| cuda \| ([0-9.]+) \|", line)
+            if m and int(m.group(1)) == k:
+                per_pixel = float(m.group(2))
+        if ours is None:
+            sys.exit("kmeans-bench printed no distinct-colour CUDA row for k = %d" % k)
+        torch_ms, n = pytorch_lloyd_ms(pixels, k, args.torch_iterations, 3)
+        results.append({
+            "photo": os.path.basename(args.photo),
+            "pixels": n,
+            "k": k,
+            "device": torch.cuda.get_device_name(0),
+            "kmeans_studio_distinct_colours_ms_per_iteration": ours,
+            "kmeans_studio_per_pixel_ms_per_iteration": per_pixel,
+            "pytorch_per_pixel_ms_per_iteration": torch_ms,
+            "ratio_distinct": torch_ms / ours,
+            "ratio_per_pixel": torch_ms / per_pixel if per_pixel else None,
+            "torch": torch.__version__,
+        })
+    print(json.dumps(results, indent=2))
     with open(os.path.join(out_dir, "photo-vs-pytorch.json"), "w") as f:
-        json.dump(result, f, indent=2)
+        json.dump(results, f, indent=2)
 
 
 if __name__ == "__main__":
