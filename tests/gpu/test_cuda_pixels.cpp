@@ -130,6 +130,28 @@ TEST(CudaPixels, CentroidsSpreadAcrossThePrincipalAxis) {
   expectSameTrajectory(p, 3, test::givenCentroids(start, 16), 25);
 }
 
+// k > 256 takes the other geometry path (a radix sort, and half gaps by a walk along the
+// projections whose stop carries a margin scaled by the largest ‖c‖²). Centroids far from the
+// origin, a few ULPs apart in projection, with points on and next to their bisectors.
+TEST(CudaPixels, ManyCentroidsFarFromTheOrigin) {
+  KMS_REQUIRE_CUDA();
+  const int k = 600;
+  std::vector<float> start, p;
+  std::mt19937 rng(8);
+  std::uniform_real_distribution<float> jitter(-0.002f, 0.002f);
+  for (int j = 0; j < k; ++j)  // along a diagonal line 1,000 from the origin, 0.01 apart
+    start.insert(start.end(), {1000.0f + 0.01f * j, 1000.0f + 0.01f * j + jitter(rng), 3.0f});
+  for (int j = 0; j + 1 < k; ++j)
+    for (int r = 0; r < 60; ++r) {
+      float x = 0.5f * (start[3 * j] + start[3 * (j + 1)]);
+      for (int step = 0; step < r % 4; ++step)
+        x = std::nextafter(x, r % 2 ? 0.0f : 2000.0f);
+      p.insert(p.end(),
+               {x, 0.5f * (start[3 * j + 1] + start[3 * (j + 1) + 1]), 3.0f + jitter(rng)});
+    }
+  expectSameTrajectory(p, 3, test::givenCentroids(start, k), 12);
+}
+
 // A snapshot captured mid-run makes an iteration write the other label half in full; the bounds
 // stay with the rows, and the run continues identically.
 TEST(CudaPixels, CapturedSnapshotsDoNotDisturbTheBounds) {

@@ -265,7 +265,7 @@ void CudaEngine::initialize(const KMeansConfig& config) {
       if (counts_.size()) {
         host_counts.resize(n_);
         KMS_CUDA_CHECK(cudaMemcpy(host_counts.data(), counts_.get(), n_ * sizeof(std::uint32_t),
-                                  cudaMemcpyDeviceToHost));
+                                  cudaMemcpyDefault));  // device or mapped host memory
       }
       const auto picks =
           counts_.size() ? seeding::weightedDistinctIndices(host_counts.data(), n_, k_, config.seed)

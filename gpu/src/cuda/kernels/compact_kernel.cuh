@@ -222,8 +222,14 @@ __device__ void computeGeometry(const float* centroids, int k, int d, const floa
     geometry[k + r] = projection[r];
     order[r] = sorted[r];
   }
-  const float top = ReduceF(temp.reduce).Reduce(top_norm, MaxOf{});
-  if (threadIdx.x == 0) geometry[2 * k] = top;
+  __shared__ float top_shared;  // the reduction's result is valid in thread 0 only
+  const float reduced = ReduceF(temp.reduce).Reduce(top_norm, MaxOf{});
+  if (threadIdx.x == 0) {
+    geometry[2 * k] = reduced;
+    top_shared = reduced;
+  }
+  __syncthreads();
+  const float top = top_shared;
   if (k <= kCompactThreads) {
     // Nearest other centroid of each, by brute force: thread j against every other, all lanes
     // reading the same row at a time (a shared-memory broadcast); k ≤ 256 keeps this short.
@@ -297,13 +303,19 @@ struct UpdateTotals {
   float shift;
   int empty;
   unsigned long long searched, evaluated;
+  float drift_shift;  ///< largest shiftBound: what the drift grows by
 };
 
 struct CombineTotals {
   __device__ __forceinline__ UpdateTotals operator()(const UpdateTotals& x,
                                                      const UpdateTotals& y) const {
-    return {x.inertia + y.inertia, x.changed + y.changed,   fmaxf(x.shift, y.shift),
-            x.empty + y.empty,     x.searched + y.searched, x.evaluated + y.evaluated};
+    return {x.inertia + y.inertia,
+            x.changed + y.changed,
+            fmaxf(x.shift, y.shift),
+            x.empty + y.empty,
+            x.searched + y.searched,
+            x.evaluated + y.evaluated,
+            fmaxf(x.drift_shift, y.drift_shift)};
   }
 };
 
@@ -315,7 +327,7 @@ __global__ void __launch_bounds__(kCompactThreads) compactUpdateKernel(CompactAr
   constexpr int J = compactMaxK(D) / kCompactThreads;  // clusters per thread at most
   const int d = a.d, k = a.k;
   const int iteration = threadIdx.x == 0 ? a.update.counters->iteration + 1 : 0;
-  UpdateTotals mine{0.0, 0ull, 0.0f, 0, 0ull, 0ull};
+  UpdateTotals mine{0.0, 0ull, 0.0f, 0, 0ull, 0ull, 0.0f};
   for (int b = threadIdx.x; b < a.blocks; b += kCompactThreads) {  // fixed order per thread
     mine.inertia += a.block_inertia[b];
     mine.changed += a.block_changed[b];
@@ -358,6 +370,7 @@ __global__ void __launch_bounds__(kCompactThreads) compactUpdateKernel(CompactAr
     for (int c = 0; c < D; ++c)
       if (c < d) nc[c] = fresh[c];
     const float own = weight == 0 ? 0.0f : sqrtf(exact::squaredDistance(fresh, old[s], d));
+    mine.drift_shift = fmaxf(mine.drift_shift, shiftBound(fresh, old[s], d, own));
     a.empty_flags[j] = weight == 0 ? 1 : 0;
     mine.shift = fmaxf(mine.shift, own);
     mine.empty += weight == 0 ? 1 : 0;
@@ -373,7 +386,7 @@ __global__ void __launch_bounds__(kCompactThreads) compactUpdateKernel(CompactAr
     s->empty_count = total.empty;
     RunCounters* run = a.update.counters;
     run->drift_before = run->drift;
-    run->drift = grownDrift(run->drift, total.shift);
+    run->drift = grownDrift(run->drift, total.drift_shift);
     run->iteration = iteration;
     a.report->searched = total.searched;
     a.report->evaluated = total.evaluated;
@@ -663,12 +676,13 @@ __global__ void __launch_bounds__(kCompactThreads) compactAssignKernel(CompactAr
     search(base + stride >= a.n);
   }
 
-  __shared__ unsigned block_evaluated;  // < 2^32: a block's rows × k stay far below
+  __shared__ unsigned long long block_evaluated;  // rows × k of a block can pass 2^32
   if (threadIdx.x == 0) block_evaluated = 0;
   const BlockScalars total = blockSumScalars<kCompactThreads>(inertia, changed);  // syncs
+  unsigned long long warp_evaluated = evaluated;
   for (int offset = 16; offset > 0; offset >>= 1)
-    evaluated += __shfl_down_sync(kFullWarp, evaluated, offset);
-  if ((threadIdx.x & 31) == 0) atomicAdd(&block_evaluated, evaluated);
+    warp_evaluated += __shfl_down_sync(kFullWarp, warp_evaluated, offset);
+  if ((threadIdx.x & 31) == 0) atomicAdd(&block_evaluated, warp_evaluated);
   __syncthreads();
   if (threadIdx.x == 0) {
     a.block_inertia[blockIdx.x] = total.inertia;

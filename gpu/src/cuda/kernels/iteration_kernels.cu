@@ -261,17 +261,21 @@ __global__ void __launch_bounds__(kFarthestThreads)
 __global__ void __launch_bounds__(kUpdateThreads)
     reshiftKernel(const float* old_c, const float* new_c, IterationScalars* scalars,
                   IterationReport* report, UpdateParams p) {
-  float shift = 0.0f;
+  float shift = 0.0f, bound = 0.0f;
   for (int j = threadIdx.x; j < p.k; j += kUpdateThreads) {
-    const float s = clusterShift(new_c + static_cast<std::size_t>(j) * p.d,
-                                 old_c + static_cast<std::size_t>(j) * p.d, p.d);
+    const float* a = new_c + static_cast<std::size_t>(j) * p.d;
+    const float* b = old_c + static_cast<std::size_t>(j) * p.d;
+    const float s = clusterShift(a, b, p.d);
     shift = fmaxf(shift, s);
+    bound = fmaxf(bound, shiftBound(a, b, p.d, s));
   }
   using ReduceF = cub::BlockReduce<float, kUpdateThreads>;
   __shared__ typename ReduceF::TempStorage temp;
   const float top = ReduceF(temp).Reduce(shift, MaxOf{});
+  __syncthreads();  // the temporary storage is reused
+  const float top_bound = ReduceF(temp).Reduce(bound, MaxOf{});
   if (threadIdx.x == 0) {
-    if (p.tracks_drift) p.counters->drift = grownDrift(p.counters->drift_before, top);
+    if (p.tracks_drift) p.counters->drift = grownDrift(p.counters->drift_before, top_bound);
     scalars->max_shift_bits = __float_as_uint(top);
     finalizeIteration(scalars, report, p, p.counters->iteration);  // same iteration, re-reported
   }
