@@ -11,8 +11,8 @@ namespace kms {
 inline constexpr std::size_t kSamplingChunk = 4096;
 
 /// Relative slack of the Hamerly distance bounds of compact data (rounding of one float
-/// distance with d ≤ 4 is below 1e-6): a row is settled by its bounds only when its centroid is
-/// nearer than every other by a margin no rounding can close.
+/// distance with d ≤ 16, the compact kernels' largest, is below 2e-6): a row is settled by its
+/// bounds only when its centroid is nearer than every other by a margin no rounding can close.
 inline constexpr float kBoundSlack = 1e-5f;
 
 }  // namespace kms

@@ -320,7 +320,8 @@ struct CombineTotals {
 };
 
 /// The update (one block, after the assignment kernel): totals → new centroids, empty flags,
-/// shifts, convergence and the report. Every load is issued first, so they overlap instead of
+/// the largest shift (and the drift it grows), convergence, the report, and the new centroids'
+/// geometry for the next assignment. Every load is issued first, so they overlap instead of
 /// queueing behind barriers; one block reduction (a fixed tree) does the rest.
 template <int D, typename LabelT>
 __global__ void __launch_bounds__(kCompactThreads) compactUpdateKernel(CompactArgs<LabelT> a) {
