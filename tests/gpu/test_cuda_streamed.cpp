@@ -140,7 +140,11 @@ TEST(CudaStreamed, AFullDeviceStreamsTheDataInstead) {
   } hog;
   const std::size_t keep = std::size_t(24) << 20;
   ASSERT_GT(free_bytes, keep);
-  ASSERT_EQ(cudaMalloc(&hog.p, free_bytes - keep), cudaSuccess);
+  const cudaError_t taken = cudaMalloc(&hog.p, free_bytes - keep);
+  if (taken != cudaSuccess) {
+    cudaGetLastError();  // clear it, or the next launch check in this process reports it
+    GTEST_SKIP() << "could not take the device's free memory: " << cudaGetErrorString(taken);
+  }
   engine->setData(DataView{p.data(), 400000, 16});
   EXPECT_TRUE(streamed(*engine)) << engine->info().device;
   KMeansConfig config;
