@@ -39,6 +39,22 @@ double median(std::vector<double> v) {
   return v[v.size() / 2];
 }
 
+/// Median milliseconds of `enqueue` on `stream` (CUDA events) over `runs` runs after two
+/// warm-up runs.
+template <typename Enqueue>
+double medianMs(cudaStream_t stream, int runs, Enqueue&& enqueue) {
+  cuda::Event start, stop;
+  std::vector<double> ms;
+  for (int r = 0; r < runs + 2; ++r) {
+    start.record(stream);
+    enqueue();
+    stop.record(stream);
+    stop.synchronize();
+    if (r >= 2) ms.push_back(stop.msSince(start));
+  }
+  return median(ms);
+}
+
 }  // namespace
 
 std::optional<DeviceCeilings> measureDeviceCeilings(int device) {
@@ -50,52 +66,35 @@ std::optional<DeviceCeilings> measureDeviceCeilings(int device) {
   DeviceCeilings ceilings;
   ceilings.device = props.name;
   cuda::Stream stream;
-  cuda::Event start, stop;
+  const cudaStream_t s = stream.get();
 
   // Copy: 1 GiB device to device, counted as bytes read plus bytes written.
   const std::size_t bytes = std::size_t(1) << 30;
   cuda::DeviceBuffer<unsigned char> src(bytes), dst(bytes);
-  KMS_CUDA_CHECK(cudaMemsetAsync(src.get(), 1, bytes, stream.get()));
-  std::vector<double> copy_ms;
-  for (int r = 0; r < 12; ++r) {
-    start.record(stream.get());
-    KMS_CUDA_CHECK(
-        cudaMemcpyAsync(dst.get(), src.get(), bytes, cudaMemcpyDeviceToDevice, stream.get()));
-    stop.record(stream.get());
-    stop.synchronize();
-    if (r >= 2) copy_ms.push_back(stop.msSince(start));
-  }
-  ceilings.copy_gbs = 2.0 * bytes / (median(copy_ms) * 1e-3) / 1e9;
+  KMS_CUDA_CHECK(cudaMemsetAsync(src.get(), 1, bytes, s));
+  const double copy_ms = medianMs(s, 10, [&] {
+    KMS_CUDA_CHECK(cudaMemcpyAsync(dst.get(), src.get(), bytes, cudaMemcpyDeviceToDevice, s));
+  });
+  ceilings.copy_gbs = 2.0 * bytes / (copy_ms * 1e-3) / 1e9;
 
   // Host to device: 256 MiB from page-locked memory (what streamed data can come in at).
   const std::size_t host_bytes = std::size_t(256) << 20;
   cuda::PinnedBuffer<unsigned char> host(host_bytes, /*mapped=*/false);
   std::memset(host.get(), 1, host_bytes);
-  std::vector<double> h2d_ms;
-  for (int r = 0; r < 7; ++r) {
-    start.record(stream.get());
-    KMS_CUDA_CHECK(
-        cudaMemcpyAsync(dst.get(), host.get(), host_bytes, cudaMemcpyHostToDevice, stream.get()));
-    stop.record(stream.get());
-    stop.synchronize();
-    if (r >= 2) h2d_ms.push_back(stop.msSince(start));
-  }
-  ceilings.host_to_device_gbs = host_bytes / (median(h2d_ms) * 1e-3) / 1e9;
+  const double h2d_ms = medianMs(s, 5, [&] {
+    KMS_CUDA_CHECK(cudaMemcpyAsync(dst.get(), host.get(), host_bytes, cudaMemcpyHostToDevice, s));
+  });
+  ceilings.host_to_device_gbs = host_bytes / (h2d_ms * 1e-3) / 1e9;
 
   // FP32 FMA throughput over a grid that fills every multiprocessor several times.
   cuda::DeviceBuffer<float> sink(1);
   const int blocks = props.multiProcessorCount * 16;
-  std::vector<double> fma_ms;
-  for (int r = 0; r < 7; ++r) {
-    start.record(stream.get());
-    fmaKernel<<<blocks, kFmaThreads, 0, stream.get()>>>(1.0f, sink.get());
+  const double fma_ms = medianMs(s, 5, [&] {
+    fmaKernel<<<blocks, kFmaThreads, 0, s>>>(1.0f, sink.get());
     KMS_CHECK_LAUNCH();
-    stop.record(stream.get());
-    stop.synchronize();
-    if (r >= 2) fma_ms.push_back(stop.msSince(start));
-  }
+  });
   const double flops = 2.0 * blocks * kFmaThreads * double(kFmaIterations) * kFmaChains;
-  ceilings.fp32_gflops = flops / (median(fma_ms) * 1e-3) / 1e9;
+  ceilings.fp32_gflops = flops / (fma_ms * 1e-3) / 1e9;
   return ceilings;
 }
 

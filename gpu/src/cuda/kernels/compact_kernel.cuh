@@ -26,63 +26,17 @@
 // change: it is the one the full search — and the CPU backend — would give.
 #pragma once
 
-#include <cub/block/block_radix_sort.cuh>
 #include <cub/block/block_reduce.cuh>
 
 #include <cstdint>
 
 #include "common/constants.h"
 #include "cuda/kernels/assign_common.cuh"
+#include "cuda/kernels/compact_args.cuh"
+#include "cuda/kernels/compact_geometry.cuh"
 #include "cuda/kernels/iteration_common.cuh"
 
 namespace kms::cuda {
-
-inline constexpr int kCompactThreads = 256;
-/// The kernels are compiled for D = 1, 2, 3, 4 (exactly d) and 8 and 16 (d up to D, the rest
-/// zero-padded), and stage every centroid in shared memory: k up to kCompactMaxK for D ≤ 4,
-/// kCompactMaxKWide above.
-inline constexpr int kCompactMaxK = 1024;
-inline constexpr int kCompactMaxKWide = 256;
-inline constexpr int kCompactMaxD = 16;
-__host__ __device__ constexpr int compactMaxK(int D) {
-  return D <= 4 ? kCompactMaxK : kCompactMaxKWide;
-}
-/// Whether the compiled D is d itself (no padding: no bounds checks on coordinates).
-__host__ __device__ constexpr bool compactExactDim(int D) {
-  return D <= 4;
-}
-
-/// Everything one iteration of compact data reads and writes (device pointers).
-template <typename LabelT>
-struct CompactArgs {
-  const float* points = nullptr;          ///< n × d, centred
-  const std::uint32_t* counts = nullptr;  ///< n multiplicities ≥ 1, or null: every row counts once
-  std::size_t n = 0;
-  int d = 0;
-  int k = 0;
-  const float* centroids_in = nullptr;  ///< this iteration's centroids (k × d, centred)
-  float* centroids_out = nullptr;       ///< the update writes the next ones here
-  const LabelT* labels_in = nullptr;    ///< previous labels; null on the first iteration
-  LabelT* labels_out = nullptr;         ///< may equal labels_in
-  const float* coord_scale = nullptr;   ///< d fixed-point scales (powers of two)
-  long long* totals = nullptr;          ///< k·(d+1) exact sums, kept for the whole run
-  /// n lower bounds L = l + D(t₀) (see the top of this file); valid from iteration 2 on.
-  float* bounds = nullptr;
-  double* block_inertia = nullptr;  ///< [blocks] of the assignment kernel
-  unsigned long long* block_changed = nullptr;
-  /// [2·blocks]: rows searched over all k and distances computed, per block.
-  unsigned long long* block_work = nullptr;
-  int blocks = 0;  ///< the assignment kernel's grid size
-  unsigned char* empty_flags = nullptr;
-  IterationScalars* scalars = nullptr;
-  IterationReport* report = nullptr;
-  UpdateParams update;  ///< update.counters->drift: the run's drift D, grown by every update
-  /// The centroids' geometry (computeGeometry), 2k + 1 floats and k indices: written by the
-  /// update for the next iteration's centroids, read by the assignment.
-  float* geometry = nullptr;
-  unsigned short* order = nullptr;
-  float axis[kCompactMaxD] = {};  ///< unit vector the centroids are sorted along (host-chosen)
-};
 
 /// Adds a 64-bit value to a sum held as (lo: unsigned, hi: signed) 32-bit words in shared
 /// memory (see atomicAddWide): the carry out of the low word goes to the high word.
@@ -130,169 +84,6 @@ __device__ __forceinline__ float fastScore(const float (&x2)[D], const float* ro
     }
     return s;
   }
-}
-
-/// What the assignment prunes with, for one set of centroids (one block of kCompactThreads):
-///  - geometry[0, k): half the distance from each centroid to its nearest other centroid,
-///    deflated by kBoundSlack (∞ for k = 1). A point nearer than that to its own centroid keeps
-///    it: every other centroid is farther (triangle inequality; Hamerly's s(c)).
-///  - geometry[k, 2k): the centroids' projections a·c on the unit axis a, ascending, and
-///    order[0, k) the centroid at each position. |a·x − a·c| ≤ ‖x − c‖, so a search that walks
-///    outwards from a·x can stop once the projection gap alone exceeds the runner-up's distance.
-///  - geometry[2k]: the largest ‖c‖² (scales the rounding margin of that stop).
-/// Reads the centroids from global memory (written earlier by this block or another kernel).
-template <int D>
-__device__ void computeGeometry(const float* centroids, int k, int d, const float (&axis)[D],
-                                float* geometry, unsigned short* order) {
-  constexpr int kMaxK = compactMaxK(D);
-  constexpr int J = kMaxK / kCompactThreads;  // items per thread, blocked: t·J + s
-  using Sort = cub::BlockRadixSort<float, kCompactThreads, J, int>;
-  using ReduceF = cub::BlockReduce<float, kCompactThreads>;
-  // Rows of an odd stride: lanes reading different centroids hit different banks.
-  constexpr int S = D | 1;
-  __shared__ float all[kMaxK * S];
-  __shared__ float projection[kMaxK];
-  __shared__ unsigned short sorted[kMaxK];
-  __shared__ union {
-    typename Sort::TempStorage sort;
-    typename ReduceF::TempStorage reduce;
-  } temp;
-  for (int t = threadIdx.x; t < k * D; t += kCompactThreads) {
-    const int j = t / D, c = t - j * D;
-    all[j * S + c] = c < d ? centroids[static_cast<std::size_t>(j) * d + c] : 0.0f;
-  }
-  __syncthreads();
-  float keys[J];
-  int index[J];
-  float top_norm = 0.0f;
-#pragma unroll
-  for (int s = 0; s < J; ++s) {
-    const int j = threadIdx.x * J + s;
-    index[s] = j;
-    keys[s] = INFINITY;  // padding sorts last
-    if (j < k) {
-      float p = 0.0f, norm = 0.0f;
-#pragma unroll
-      for (int c = 0; c < D; ++c) {
-        p = fmaf(axis[c], all[j * S + c], p);
-        norm = fmaf(all[j * S + c], all[j * S + c], norm);
-      }
-      keys[s] = p;
-      top_norm = fmaxf(top_norm, norm);
-    }
-  }
-  if (k <= kCompactThreads) {
-    // Few keys: each one's rank by counting (ties by index) costs k comparisons, far less than
-    // the radix sort's eight passes, which would lengthen every iteration of small k.
-    // Thread t ranks centroid t (not item t·J of the blocked layout the radix sort takes).
-    float key = INFINITY;
-    if (threadIdx.x < k) {
-      key = 0.0f;
-#pragma unroll
-      for (int c = 0; c < D; ++c)
-        key = fmaf(axis[c], all[threadIdx.x * S + c], key);
-      projection[threadIdx.x] = key;
-    }
-    __syncthreads();
-    int rank = 0;
-    if (threadIdx.x < k) {
-      for (int i = 0; i < k; ++i) {
-        const float other = projection[i];
-        rank += (other < key || (other == key && i < static_cast<int>(threadIdx.x))) ? 1 : 0;
-      }
-    }
-    __syncthreads();  // every rank is counted before the projections are overwritten
-    if (threadIdx.x < k) {
-      projection[rank] = key;
-      sorted[rank] = static_cast<unsigned short>(threadIdx.x);
-    }
-  } else {
-    Sort(temp.sort).Sort(keys, index);
-#pragma unroll
-    for (int s = 0; s < J; ++s) {
-      const int r = threadIdx.x * J + s;
-      if (r < k) {
-        projection[r] = keys[s];
-        sorted[r] = static_cast<unsigned short>(index[s]);
-      }
-    }
-  }
-  __syncthreads();
-  for (int r = threadIdx.x; r < k; r += kCompactThreads) {
-    geometry[k + r] = projection[r];
-    order[r] = sorted[r];
-  }
-  __shared__ float top_shared;  // the reduction's result is valid in thread 0 only
-  const float reduced = ReduceF(temp.reduce).Reduce(top_norm, MaxOf{});
-  if (threadIdx.x == 0) {
-    geometry[2 * k] = reduced;
-    top_shared = reduced;
-  }
-  __syncthreads();
-  const float top = top_shared;
-  if (k <= kCompactThreads) {
-    // Nearest other centroid of each, by brute force: thread j against every other, all lanes
-    // reading the same row at a time (a shared-memory broadcast); k ≤ 256 keeps this short.
-    if (static_cast<int>(threadIdx.x) < k) {
-      const int j = threadIdx.x;
-      float cj[D];
-#pragma unroll
-      for (int c = 0; c < D; ++c)
-        cj[c] = all[j * S + c];
-      float nearest = INFINITY;  // squared
-      for (int other = 0; other < k; ++other) {
-        float d2 = 0.0f;
-#pragma unroll
-        for (int c = 0; c < D; ++c) {
-          const float diff = cj[c] - all[other * S + c];
-          d2 = fmaf(diff, diff, d2);
-        }
-        if (other != j) nearest = fminf(nearest, d2);
-      }
-      geometry[j] = 0.5f * sqrtf(nearest) * (1.0f - 4.0f * kBoundSlack);
-    }
-    return;
-  }
-  // Many centroids (d ≤ 4): walk outwards in projection order from each; stop when the gap of
-  // the projections alone exceeds the nearest found (with a margin for their rounding).
-  for (int r = threadIdx.x; r < k; r += kCompactThreads) {
-    const int j = sorted[r];
-    const float pj = projection[r];
-    float cj[D];
-#pragma unroll
-    for (int c = 0; c < D; ++c)
-      cj[c] = all[j * S + c];
-    float nearest = INFINITY;  // squared
-    int left = r - 1, right = r + 1;
-    while (left >= 0 || right < k) {
-      const float gl = left >= 0 ? pj - projection[left] : INFINITY;
-      const float gr = right < k ? projection[right] - pj : INFINITY;
-      const bool take_left = left >= 0 && (right >= k || gl <= gr);
-      const float g = take_left ? gl : gr;
-      if (g * g > nearest * 1.0001f + 4e-5f * top) break;
-      const int other = sorted[take_left ? left-- : right++];
-      float d2 = 0.0f;
-#pragma unroll
-      for (int c = 0; c < D; ++c) {
-        const float diff = cj[c] - all[other * S + c];
-        d2 = fmaf(diff, diff, d2);
-      }
-      nearest = fminf(nearest, d2);
-    }
-    geometry[j] = 0.5f * sqrtf(nearest) * (1.0f - 4.0f * kBoundSlack);
-  }
-}
-
-/// The geometry of the centroids of `a.centroids_in` on its own (after initialisation, and after
-/// a re-seed moved centroids the update had already described).
-template <int D, typename LabelT>
-__global__ void __launch_bounds__(kCompactThreads)
-    compactGeometryKernel(CompactArgs<LabelT> a, const float* centroids) {
-  float axis[D];
-#pragma unroll
-  for (int c = 0; c < D; ++c)
-    axis[c] = a.axis[c];
-  computeGeometry<D>(centroids, a.k, a.d, axis, a.geometry, a.order);
 }
 
 /// What the update block reduces: the assignment blocks' inertia and changed counts, and the

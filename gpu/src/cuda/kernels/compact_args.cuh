@@ -1,0 +1,61 @@
+// The compact kernels' arguments and size limits (compact_kernel.cuh has the kernels,
+// compact_geometry.cuh the centroid geometry they prune with).
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "cuda/kernels/iteration_kernels.cuh"
+
+namespace kms::cuda {
+
+inline constexpr int kCompactThreads = 256;
+/// The kernels are compiled for D = 1, 2, 3, 4 (exactly d) and 8 and 16 (d up to D, the rest
+/// zero-padded), and stage every centroid in shared memory: k up to kCompactMaxK for D ≤ 4,
+/// kCompactMaxKWide above.
+inline constexpr int kCompactMaxK = 1024;
+inline constexpr int kCompactMaxKWide = 256;
+inline constexpr int kCompactMaxD = 16;
+__host__ __device__ constexpr int compactMaxK(int D) {
+  return D <= 4 ? kCompactMaxK : kCompactMaxKWide;
+}
+/// Whether the compiled D is d itself (no padding: no bounds checks on coordinates).
+__host__ __device__ constexpr bool compactExactDim(int D) {
+  return D <= 4;
+}
+
+/// Everything one iteration of compact data reads and writes (device pointers).
+template <typename LabelT>
+struct CompactArgs {
+  const float* points = nullptr;          ///< n × d, centred
+  const std::uint32_t* counts = nullptr;  ///< n multiplicities ≥ 1, or null: every row counts once
+  std::size_t n = 0;
+  int d = 0;
+  int k = 0;
+  const float* centroids_in = nullptr;  ///< this iteration's centroids (k × d, centred)
+  float* centroids_out = nullptr;       ///< the update writes the next ones here
+  const LabelT* labels_in = nullptr;    ///< previous labels; null on the first iteration
+  LabelT* labels_out = nullptr;         ///< may equal labels_in
+  const float* coord_scale = nullptr;   ///< d fixed-point scales (powers of two)
+  long long* totals = nullptr;          ///< k·(d+1) exact sums, kept for the whole run
+  /// n lower bounds L = l + D(t₀) (see the top of this file); valid from iteration 2 on.
+  float* bounds = nullptr;
+  double* block_inertia = nullptr;  ///< [blocks] of the assignment kernel
+  unsigned long long* block_changed = nullptr;
+  /// [2·blocks]: rows searched over all k and distances computed, per block.
+  unsigned long long* block_work = nullptr;
+  int blocks = 0;  ///< the assignment kernel's grid size
+  unsigned char* empty_flags = nullptr;
+  IterationScalars* scalars = nullptr;
+  IterationReport* report = nullptr;
+  UpdateParams update;  ///< update.counters->drift: the run's drift D, grown by every update
+  /// The centroids' geometry (computeGeometry), 2k + 1 floats and k indices: written by the
+  /// update for the next iteration's centroids, read by the assignment.
+  float* geometry = nullptr;
+  unsigned short* order = nullptr;
+  float axis[kCompactMaxD] = {};  ///< unit vector the centroids are sorted along (host-chosen)
+};
+
+}  // namespace kms::cuda
