@@ -69,6 +69,8 @@ std::vector<BenchCase> benchCases(bool quick, const Photo* photo) {
        false, true},
       {std::to_string(million) + " pts, d=1, k=16", "mix-d1", million, 1, 16, 0.006, true},
       {std::to_string(million) + " pts, d=64, k=256", "mix-d64", million, 64, 256, 0.25, quick},
+      {std::to_string(million) + " pts, d=64, k=256, FP32 SIMT (no tensor cores)", "mix-d64",
+       million, 64, 256, 0.0, false, false, false, true},
       {std::to_string(million) + " pts, d=64, k=256, streamed from host memory", "mix-d64", million,
        64, 256, 0.0, false, false, true},
       {"17695 pts, d=9, k=128", "mix-d9", 17695, 9, 128, 0.010, true},

@@ -20,6 +20,9 @@ struct BenchCase {
   /// The data stay in host memory and stream to the GPU (EngineOptions::max_device_bytes = 1);
   /// the floor is then the host-to-device copy rate.
   bool streamed = false;
+  /// Run without tensor cores (EngineOptions::cuda_tensor_cores = false): the FP32 SIMT kernel,
+  /// for comparison.
+  bool simt = false;
 };
 
 /// A case's data: n × d values, and counts for compact cases.

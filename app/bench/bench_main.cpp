@@ -255,10 +255,10 @@ int main(int argc, char** argv) {
   }
   if (ceilings)
     std::printf(
-        "Device: %s — copy %.0f GB/s (read+write), FP32 %.1f TFLOP/s, host to device %.1f GB/s "
-        "(measured)\n",
+        "Device: %s — copy %.0f GB/s (read+write), FP32 %.1f TFLOP/s, TF32 tensor %.1f TFLOP/s, "
+        "host to device %.1f GB/s (measured)\n",
         ceilings->device.c_str(), ceilings->copy_gbs, ceilings->fp32_gflops / 1000,
-        ceilings->host_to_device_gbs);
+        ceilings->tf32_gflops / 1000, ceilings->host_to_device_gbs);
   const unsigned cpu_threads = std::max(1u, std::thread::hardware_concurrency());
   std::printf("CPU: %u hardware threads\n\n", cpu_threads);
 
@@ -290,6 +290,7 @@ int main(int argc, char** argv) {
       if (ceilings) {
         kms::EngineOptions options;
         if (c.streamed) options.max_device_bytes = 1;  // nothing fits: streamed from the host
+        options.cuda_tensor_cores = !c.simt;
         auto engine = kms::createEngine(kms::BackendKind::Cuda, options).engine;
         results.push_back(timeEngine(*engine, c, data, opt.warmup, opt.iterations));
       }
@@ -314,10 +315,14 @@ int main(int argc, char** argv) {
         const double memory_ms =
             bytes / ((c.streamed ? ceilings->host_to_device_gbs : ceilings->copy_gbs) * 1e9) * 1e3;
         const double computed = r.skipped >= 0 ? 1.0 - r.skipped : 1.0;
-        const double compute_ms =
-            2.0 * double(c.n) * c.k * c.d * computed / (ceilings->fp32_gflops * 1e9) * 1e3;
+        // 17 ≤ d ≤ 64 runs its dot products on TF32 tensor cores where the device has them.
+        const bool tensor = !c.simt && !c.compact && c.d > 16 && c.d <= 64 &&
+                            ceilings->tf32_gflops > 0;
+        const double rate = tensor ? ceilings->tf32_gflops : ceilings->fp32_gflops;
+        const double compute_ms = 2.0 * double(c.n) * c.k * c.d * computed / (rate * 1e9) * 1e3;
         const double floor = std::max(memory_ms, compute_ms);
-        floor_ms = fmt("%.4f", floor) + (memory_ms >= compute_ms ? " (mem)" : " (fp32)");
+        floor_ms = fmt("%.4f", floor) +
+                   (memory_ms >= compute_ms ? " (mem)" : tensor ? " (tf32)" : " (fp32)");
         fraction = fmt("%.0f%%", 100.0 * floor / r.median_ms);
       }
       const std::string target =
@@ -351,7 +356,8 @@ int main(int argc, char** argv) {
     out << "Device: " << (ceilings ? ceilings->device : std::string("none (CPU only)"));
     if (ceilings)
       out << " — measured copy " << fmt("%.0f", ceilings->copy_gbs) << " GB/s (read+write), FP32 "
-          << fmt("%.1f", ceilings->fp32_gflops / 1000) << " TFLOP/s, host to device "
+          << fmt("%.1f", ceilings->fp32_gflops / 1000) << " TFLOP/s, TF32 tensor "
+          << fmt("%.1f", ceilings->tf32_gflops / 1000) << " TFLOP/s, host to device "
           << fmt("%.1f", ceilings->host_to_device_gbs) << " GB/s";
     out << "; CPU: " << cpu_threads << " threads; " << opt.iterations << " timed iterations after "
         << opt.warmup << " warm-up (CPU: " << opt.cpu_iterations << ")\n\n"

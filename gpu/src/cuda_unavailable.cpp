@@ -14,7 +14,7 @@ CudaStatus probe(int) {
   return status;
 }
 
-std::unique_ptr<Engine> createEngine(int, int, std::size_t) {
+std::unique_ptr<Engine> createEngine(const EngineOptions&) {
   throw DeviceError("CUDA backend unavailable: " + probe(0).reason);
 }
 

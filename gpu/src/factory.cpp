@@ -62,8 +62,9 @@ CreatedEngine createEngine(BackendKind kind, const EngineOptions& options) {
       options.cuda_device == 0 ? cudaStatus() : cuda::probe(options.cuda_device);
   if (status.available) {
     try {
-      created.engine = cuda::createEngine(options.cuda_device, faultAtIteration(options),
-                                          options.max_device_bytes);
+      EngineOptions resolved = options;
+      resolved.cuda_fault_at_iteration = faultAtIteration(options);
+      created.engine = cuda::createEngine(resolved);
       created.kind = BackendKind::Cuda;
       return created;
     } catch (const DeviceError& e) {

@@ -68,7 +68,7 @@ run_profile() {
   for c in ${PROFILE_CASES:-"k=16" "d=1," "d=64"}; do
     echo "== ncu: $c =="
     timeout 200 ncu --section SpeedOfLight --section Occupancy --section LaunchStats \
-      --section WarpStateStats --section MemoryWorkloadAnalysis -k regex:assignKernel -s 5 -c 1 \
+      --section WarpStateStats --section MemoryWorkloadAnalysis -k regex:${KERNEL:-assignKernel} -s 5 -c 1 \
       "$B/kmeans-bench" --only "$c" --iterations 3 --warmup 3 --no-cpu > "$OUT/ncu-${c//[^a-z0-9]/}.txt" 2>&1
     grep -E "Duration|Registers Per|Achieved Occupancy|Theoretical Occupancy|Grid Size|Block Size|Compute \(SM\) Throughput|Memory Throughput|DRAM Throughput|Dynamic Shared|Warp Cycles Per Issued|Stall|Issue Slot|Executed Ipc" "$OUT/ncu-${c//[^a-z0-9]/}.txt" | head -24
   done
@@ -76,7 +76,7 @@ run_profile() {
 run_hotspots() {
   # Per-SASS-instruction stall samples of the assignment kernel for one case ($2).
   local c=${2:-k=16}
-  timeout 300 ncu --set full --import-source yes -k regex:assignKernel -s 5 -c 1 -o /tmp/prof \
+  timeout 300 ncu --set full --import-source yes -k regex:${KERNEL:-assignKernel} -s 5 -c 1 -o /tmp/prof \
     "$B/kmeans-bench" --only "$c" --iterations 3 --warmup 3 --no-cpu > "$OUT/ncu-run.txt" 2>&1
   ncu -i /tmp/prof.ncu-rep --page source --csv --print-source sass > "$OUT/hot-sass.csv" 2>&1
   ncu -i /tmp/prof.ncu-rep --page details --print-details all > "$OUT/hot-details.txt" 2>&1

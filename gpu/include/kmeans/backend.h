@@ -44,6 +44,11 @@ struct EngineOptions {
   /// host memory and are streamed to the GPU as the kernels read them — same results, at the
   /// interconnect's speed. (Labels and distance bounds, 2–6 bytes per point, stay on the GPU.)
   std::size_t max_device_bytes = 0;
+  /// Whether the CUDA engine may rank candidate centroids with TF32 tensor cores (d from 17 to
+  /// 64 on devices of compute capability 8.0 and later). Labels and centroids are the same either
+  /// way — every rank the tensor cores cannot prove is re-done exactly; false runs the FP32 SIMT
+  /// kernel instead (for comparisons and tests).
+  bool cuda_tensor_cores = true;
 };
 
 struct CreatedEngine {

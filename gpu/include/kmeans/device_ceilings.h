@@ -10,6 +10,8 @@ struct DeviceCeilings {
   std::string device;        ///< device name
   double copy_gbs = 0.0;     ///< device-to-device copy, (bytes read + bytes written) / second, GB/s
   double fp32_gflops = 0.0;  ///< sustained FP32 FMA throughput, GFLOP/s (an FMA counts 2)
+  /// Sustained TF32 tensor-core throughput (mma.sync m16n8k8), GFLOP/s; 0 before sm_80.
+  double tf32_gflops = 0.0;
   double host_to_device_gbs = 0.0;  ///< cudaMemcpy from page-locked host memory, GB/s
 };
 

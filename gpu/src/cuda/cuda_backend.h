@@ -13,10 +13,9 @@ namespace kms::cuda {
 /// (no driver, driver too old, no device) reads as "not available", with the CUDA error text.
 CudaStatus probe(int device = 0);
 
-/// Creates the CUDA engine on `device`. Throws DeviceError when the backend cannot run.
-/// `faultAtIteration`: see EngineOptions::cuda_fault_at_iteration; `maxDeviceBytes`:
-/// EngineOptions::max_device_bytes.
-std::unique_ptr<Engine> createEngine(int device = 0, int faultAtIteration = 0,
-                                     std::size_t maxDeviceBytes = 0);
+/// Creates the CUDA engine on options.cuda_device with the CUDA options of `options`
+/// (cuda_fault_at_iteration as given: the factory has already read the environment). Throws
+/// DeviceError when the backend cannot run.
+std::unique_ptr<Engine> createEngine(const EngineOptions& options);
 
 }  // namespace kms::cuda

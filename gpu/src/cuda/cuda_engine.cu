@@ -53,12 +53,13 @@ std::string mib(std::size_t bytes) {
 
 }  // namespace
 
-CudaEngine::CudaEngine(int device, std::size_t max_device_bytes)
+CudaEngine::CudaEngine(int device, std::size_t max_device_bytes, bool tensor_cores)
     : device_(selectDevice(device)), max_device_bytes_(max_device_bytes) {
   KMS_CUDA_CHECK(cudaGetDeviceProperties(&props_, device_));
   limits_.multiprocessors = props_.multiProcessorCount;
   limits_.max_shared_per_block = props_.sharedMemPerBlockOptin;
   limits_.shared_per_multiprocessor = props_.sharedMemPerMultiprocessor;
+  limits_.tensor_cores = tensor_cores && props_.major >= 8;  // TF32 mma needs sm_80
   report_.resize(1, /*mapped=*/true);
   report_device_ = report_.device();
   scalars_.resize(1);
@@ -98,8 +99,8 @@ bool CudaEngine::fitsOnDevice(std::size_t data_bytes, std::size_t n) const {
   std::size_t free_bytes = 0, total_bytes = 0;
   KMS_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
   free_bytes += deviceBytes();  // what this engine holds now is given back first
-  // Labels (two halves of up to 2 bytes) and bounds stay on the device in any case.
-  const std::size_t run_bytes = n * (2 * sizeof(std::uint16_t) + sizeof(float));
+  // Labels (up to three arrays of up to 2 bytes) and bounds stay on the device in any case.
+  const std::size_t run_bytes = n * (3 * sizeof(std::uint16_t) + sizeof(float));
   std::size_t budget = free_bytes > run_bytes ? free_bytes - run_bytes : 0;
   if (max_device_bytes_ > 0) budget = std::min(budget, max_device_bytes_);
   if (data_bytes <= budget) return true;
@@ -236,11 +237,12 @@ void CudaEngine::initialize(const KMeansConfig& config) {
   labels_.release();
   block_sums_.release();
   checkFits(
-      2 * n_ * labelBytes() + block_sum_count * sizeof(long long) + 4 * kd * sizeof(float) +
+      labelArrays() * n_ * labelBytes() + block_sum_count * sizeof(long long) +
+          4 * kd * sizeof(float) +
           (plan_.compact ? n_ * sizeof(float) : 0),
       "This run",
       centroids_[0].bytes() + centroids_[1].bytes() + staged_centroids_.bytes() + bounds_.bytes());
-  labels_.resize(2 * n_ * labelBytes());
+  labels_.resize(labelArrays() * n_ * labelBytes());
   block_sums_.resize(block_sum_count);
   for (auto& c : centroids_)
     c.resize(kd);
@@ -248,7 +250,8 @@ void CudaEngine::initialize(const KMeansConfig& config) {
   totals_.resize(columns);
   block_inertia_.resize(plan_.blocks);
   block_changed_.resize(plan_.blocks);
-  block_work_.resize(plan_.compact ? 2 * static_cast<std::size_t>(plan_.blocks) : 0);
+  block_work_.resize(plan_.compact || plan_.tensor ? 2 * static_cast<std::size_t>(plan_.blocks)
+                                                   : 0);
   empty_flags_.resize(k_);
   empty_list_.resize(k_);
   picked_keys_.resize(k_);
@@ -422,6 +425,7 @@ void CudaEngine::enqueueIteration(int cur, int in_half, int out_half) {
   if (plan_.compact) return enqueueCompactIteration<LabelT>(cur, in_half, out_half);
   AssignArgs<LabelT> a;
   a.points = points_.get();
+  a.points_on_host = points_.onHost();
   a.weights = weights_.size() ? weights_.get() : nullptr;
   a.counts = counts_.size() ? counts_.get() : nullptr;
   a.n = n_;
@@ -435,10 +439,13 @@ void CudaEngine::enqueueIteration(int cur, int in_half, int out_half) {
   a.sums = plan_.per_block_sums ? block_sums_.get() : totals_.get();
   a.block_inertia = block_inertia_.get();
   a.block_changed = block_changed_.get();
+  a.block_work = plan_.tensor ? block_work_.get() : nullptr;
   a.clear = reinterpret_cast<unsigned long long*>(scalars_.get());
   a.clear_words = scalars_.bytes() / sizeof(unsigned long long);
   a.clear_totals = reinterpret_cast<unsigned long long*>(totals_.get());
-  a.clear_totals_words = totals_.size();
+  // The separate summing pass keeps the totals across iterations (accumulate_kernel.cuh): they
+  // are zeroed for the first iteration only.
+  a.clear_totals_words = plan_.separate_sums && in_half >= 0 ? 0 : totals_.size();
 
   const cudaStream_t s = compute_.get();
   iteration_start_.recordInGraph(s);
@@ -457,6 +464,8 @@ void CudaEngine::enqueueIteration(int cur, int in_half, int out_half) {
     sums.d = d_;
     sums.k = k_;
     sums.labels = a.labels_out;
+    sums.summed_labels = reinterpret_cast<LabelT*>(labelHalf(kSummedLabels));
+    sums.full = in_half < 0;
     sums.coord_scale = a.coord_scale;
     sums.weight_scale = a.weight_scale;
     sums.sums = block_sums_.get();
@@ -464,8 +473,8 @@ void CudaEngine::enqueueIteration(int cur, int in_half, int out_half) {
   }
   const int columns = plan_.per_block_sums ? k_ * (d_ + 1) : 0;
   launchReduce(block_sums_.get(), plan_.separate_sums ? plan_.sum_blocks : plan_.blocks, columns,
-               totals_.get(), block_inertia_.get(), block_changed_.get(), plan_.blocks,
-               scalars_.get(), s);
+               totals_.get(), block_inertia_.get(), block_changed_.get(), a.block_work,
+               plan_.blocks, scalars_.get(), s);
   after_reduce_.recordInGraph(s);
 
   launchUpdate(totals_.get(), centroids_[cur].get(), centroids_[1 - cur].get(), empty_flags_.get(),
@@ -484,6 +493,7 @@ UpdateParams CudaEngine::updateParams() const {
   up.tolerance = config_.tolerance;
   up.counters = counters_.get();
   up.tracks_drift = plan_.compact;
+  up.reports_work = plan_.tensor;
   return up;
 }
 
@@ -537,9 +547,10 @@ IterationStats CudaEngine::stepTyped() {
   stats.max_shift = report.max_shift;
   stats.empty_clusters = report.empty_count;
   stats.converged = report.converged != 0;
-  if (plan_.compact) {
+  if (plan_.compact || plan_.tensor) {
     stats.rows_searched = static_cast<std::int64_t>(report.searched);
-    stats.distances_computed = static_cast<std::int64_t>(report.evaluated);
+    // The tensor kernel ranks all n·k pairs on tensor cores; only its re-ranked rows are told.
+    if (plan_.compact) stats.distances_computed = static_cast<std::int64_t>(report.evaluated);
   }
   if (plan_.compact) {
     stats.ms.assign_ms = after_update_.msSince(iteration_start_);

@@ -32,7 +32,7 @@ namespace kms::cuda {
 class CudaEngine final : public Engine {
  public:
   /// `max_device_bytes`: EngineOptions::max_device_bytes.
-  CudaEngine(int device, std::size_t max_device_bytes = 0);
+  CudaEngine(int device, std::size_t max_device_bytes = 0, bool tensor_cores = true);
   ~CudaEngine() override;
 
   BackendInfo info() const override;
@@ -72,6 +72,10 @@ class CudaEngine final : public Engine {
   CompactArgs<LabelT> compactArgs(int cur, int in_half, int out_half) const;
   UpdateParams updateParams() const;
   std::size_t labelBytes() const { return k_ <= 256 ? 1 : 2; }
+  /// The third label array of plans with a separate summing pass: the labels its running totals
+  /// hold (accumulate_kernel.cuh).
+  static constexpr int kSummedLabels = 2;
+  int labelArrays() const { return plan_.separate_sums ? 3 : 2; }
   unsigned char* labelHalf(int half) const {
     return labels_.get() + static_cast<std::size_t>(half) * n_ * labelBytes();
   }

@@ -45,11 +45,12 @@ CudaStatus probe(int device) {
   return status;
 }
 
-std::unique_ptr<Engine> createEngine(int device, int faultAtIteration, std::size_t maxDeviceBytes) {
-  const CudaStatus status = probe(device);
+std::unique_ptr<Engine> createEngine(const EngineOptions& options) {
+  const CudaStatus status = probe(options.cuda_device);
   if (!status.available) throw DeviceError("CUDA backend unavailable: " + status.reason);
-  auto engine = std::make_unique<CudaEngine>(device, maxDeviceBytes);
-  engine->injectFaultAt(faultAtIteration);
+  auto engine = std::make_unique<CudaEngine>(options.cuda_device, options.max_device_bytes,
+                                             options.cuda_tensor_cores);
+  engine->injectFaultAt(options.cuda_fault_at_iteration);
   return engine;
 }
 

@@ -6,6 +6,7 @@
 
 #include "cuda/cuda_backend.h"
 #include "cuda/device_memory.cuh"
+#include "cuda/kernels/tf32_mma.cuh"
 #include "kmeans/device_ceilings.h"
 
 namespace kms {
@@ -31,6 +32,28 @@ __global__ void __launch_bounds__(kFmaThreads) fmaKernel(float seed, float* sink
 #pragma unroll
   for (int c = 0; c < kFmaChains; ++c)
     s += v[c];
+  if (s == -12345.0f) *sink = s;
+}
+
+constexpr int kMmaThreads = 256;
+constexpr int kMmaChains = 4;
+constexpr int kMmaIterations = 2048;
+
+/// kMmaChains independent TF32 m16n8k8 accumulations per warp (2·16·8·8 flops each), operands
+/// in registers: the tensor cores' sustained rate for the kernels' instruction.
+__global__ void __launch_bounds__(kMmaThreads) mmaKernel(float seed, float* sink) {
+  unsigned a[4], b0 = cuda::toTf32(seed * 0.5f), b1 = cuda::toTf32(seed * 0.25f);
+  for (int i = 0; i < 4; ++i)
+    a[i] = cuda::toTf32(seed + i + threadIdx.x * 1e-3f);
+  float c[kMmaChains][4] = {};
+  for (int i = 0; i < kMmaIterations; ++i)
+#pragma unroll
+    for (int chain = 0; chain < kMmaChains; ++chain)
+      cuda::mmaTf32(c[chain], a, b0, b1);
+  float s = 0.0f;
+#pragma unroll
+  for (int chain = 0; chain < kMmaChains; ++chain)
+    s += c[chain][0] + c[chain][1] + c[chain][2] + c[chain][3];
   if (s == -12345.0f) *sink = s;
 }
 
@@ -95,6 +118,17 @@ std::optional<DeviceCeilings> measureDeviceCeilings(int device) {
   });
   const double flops = 2.0 * blocks * kFmaThreads * double(kFmaIterations) * kFmaChains;
   ceilings.fp32_gflops = flops / (fma_ms * 1e-3) / 1e9;
+
+  // TF32 tensor-core throughput (mma.sync, as the tensor assignment kernel issues it).
+  if (props.major >= 8) {
+    const double mma_ms = medianMs(s, 5, [&] {
+      mmaKernel<<<blocks, kMmaThreads, 0, s>>>(1.0f, sink.get());
+      KMS_CHECK_LAUNCH();
+    });
+    const double mma_flops =
+        2.0 * 16 * 8 * 8 * blocks * (kMmaThreads / 32) * double(kMmaIterations) * kMmaChains;
+    ceilings.tf32_gflops = mma_flops / (mma_ms * 1e-3) / 1e9;
+  }
   return ceilings;
 }
 

@@ -5,11 +5,15 @@
 
 namespace kms::cuda {
 
-/// The cluster sums for large d, in a second pass over the points (labels just written).
-/// A warp takes 32 points at a time: it first loads all of them (lane l holds coordinates
+/// The cluster sums for large d, in a second pass over the points (labels just written), kept
+/// across iterations: the totals are zeroed only before the first iteration, and each later
+/// pass moves only the points whose label changed — their contribution is subtracted from the
+/// old cluster's row and added to the new one's (integer sums: exact, and the same totals a full
+/// pass would give). Once the labels settle the pass reads labels, not points.
+/// A warp takes 32 points at a time: it loads the moved ones together (lane l holds coordinates
 /// l, l + 32, … of every point, so each row load is coalesced and all loads are in flight
-/// together), then walks them one by one, adding each point to its cluster's row with native
-/// 32-bit shared atomics on distinct addresses. Integer sums: order-free, exact.
+/// together), then walks them one by one, adding each to its cluster's row with native 32-bit
+/// shared atomics on distinct addresses. Integer sums: order-free, exact.
 template <int THREADS, int V, typename LabelT>
 __global__ void __launch_bounds__(THREADS) accumulateKernel(AccumulateArgs<LabelT> a) {
   extern __shared__ __align__(16) unsigned char shared_raw[];
@@ -34,6 +38,10 @@ __global__ void __launch_bounds__(THREADS) accumulateKernel(AccumulateArgs<Label
     const int count = a.n - base < 32 ? static_cast<int>(a.n - base) : 32;
     const std::size_t mine = base + lane;
     const int my_label = lane < count ? static_cast<int>(a.labels[mine]) : 0;
+    const int my_old = (lane < count && !a.full) ? static_cast<int>(a.summed_labels[mine]) : -1;
+    const unsigned moved = __ballot_sync(kFullWarp, lane < count && my_label != my_old);
+    if (moved == 0u) continue;  // the whole warp's points stay where the totals have them
+    if ((moved >> lane) & 1u) a.summed_labels[mine] = static_cast<LabelT>(my_label);
     const float my_weight = (lane < count && weighted) ? a.weights[mine] : 1.0f;
     float v[32][V];
 #pragma unroll
@@ -41,24 +49,30 @@ __global__ void __launch_bounds__(THREADS) accumulateKernel(AccumulateArgs<Label
 #pragma unroll
       for (int u = 0; u < V; ++u) {
         const int c = lane + 32 * u;
-        v[t][u] = (t < count && c < d) ? __ldg(a.points + (base + t) * d + c) : 0.0f;
+        v[t][u] = (((moved >> t) & 1u) && c < d) ? __ldg(a.points + (base + t) * d + c) : 0.0f;
       }
-#pragma unroll
-    for (int t = 0; t < 32; ++t) {
-      if (t >= count) break;
-      const int label = __shfl_sync(kFullWarp, my_label, t);
-      const float w = __shfl_sync(kFullWarp, my_weight, t);
+    // Adds sign·(point t) to cluster `label`'s row.
+    auto add = [&](int t, int label, float w, int sign) {
       unsigned* lo = acc_lo + static_cast<std::size_t>(label) * (d + 1);
       int* hi = acc_hi + static_cast<std::size_t>(label) * (d + 1);
 #pragma unroll
       for (int u = 0; u < V; ++u) {
         const int c = lane + 32 * u;
         if (c < d)
-          atomicAddWide(lo + c, hi + c,
-                        exact::quantize(weighted ? exact::mul(v[t][u], w) : v[t][u], scale[c]));
+          atomicAddWide(
+              lo + c, hi + c,
+              sign * exact::quantize(weighted ? exact::mul(v[t][u], w) : v[t][u], scale[c]));
       }
       if (lane == 0)
-        atomicAddWide(lo + d, hi + d, weighted ? exact::quantize(w, a.weight_scale) : 1);
+        atomicAddWide(lo + d, hi + d, sign * (weighted ? exact::quantize(w, a.weight_scale) : 1));
+    };
+#pragma unroll
+    for (int t = 0; t < 32; ++t) {
+      if (!((moved >> t) & 1u)) continue;  // uniform across the warp
+      const float w = __shfl_sync(kFullWarp, my_weight, t);
+      add(t, __shfl_sync(kFullWarp, my_label, t), w, 1);
+      const int old = __shfl_sync(kFullWarp, my_old, t);
+      if (old >= 0) add(t, old, w, -1);
     }
   }
   __syncthreads();

@@ -12,6 +12,8 @@ namespace kms::cuda {
 template <typename LabelT>
 struct AssignArgs {
   const float* points = nullptr;   ///< n × d, centred on the bounding-box midpoint
+  /// The points stay in host memory (streamed): a kernel must read each of them once only.
+  bool points_on_host = false;
   const float* weights = nullptr;  ///< n, or null when unweighted
   /// n multiplicities, or null (never with weights). Only the generic kernel takes counts; the
   /// compact kernels (compact_kernel.cuh) are their fast path.
@@ -30,6 +32,8 @@ struct AssignArgs {
   long long* sums = nullptr;
   double* block_inertia = nullptr;              ///< [block]
   unsigned long long* block_changed = nullptr;  ///< [block]
+  /// [2·block]: rows re-ranked exactly and distances computed (the tensor kernel only).
+  unsigned long long* block_work = nullptr;
   /// Zeroed by block 0 of the templated kernel for the stages that follow (the iteration's
   /// scalars and the reduce stage's totals); the generic kernel leaves them to memsets.
   unsigned long long* clear = nullptr;
@@ -47,6 +51,11 @@ struct AccumulateArgs {
   int d = 0;
   int k = 0;
   const LabelT* labels = nullptr;  ///< this iteration's labels
+  /// The labels the running totals hold (n): where this iteration's label differs, the point's
+  /// contribution moves from the old cluster's row to the new one's, and the entry is updated.
+  LabelT* summed_labels = nullptr;
+  /// First iteration: every point is added (the totals were zeroed), nothing subtracted.
+  bool full = true;
   const float* coord_scale = nullptr;
   float weight_scale = 1.0f;
   long long* sums = nullptr;  ///< per-block rows [block][k·(d+1)]
@@ -62,6 +71,9 @@ struct AssignPlan {
   std::size_t shared_bytes = 0;
   bool per_block_sums = true;  ///< false: the generic kernel's global integer atomics
   bool tiled = false;          ///< large d: the register-tiled kernel (assign_tiled_kernel.cuh)
+  /// d from 17 to 64 with tensor cores: TF32 candidate ranking with exact re-ranking
+  /// (assign_tensor_kernel.cuh); the sums come from the separate pass as for `tiled`.
+  bool tensor = false;
   /// d ≤ 4, k ≤ 1,024, unweighted (compact data or plain points): the whole iteration is the two
   /// compact kernels (compact_kernel.cuh).
   bool compact = false;
@@ -78,6 +90,7 @@ struct DeviceLimits {
   int multiprocessors = 1;
   std::size_t max_shared_per_block = 48 * 1024;  ///< opt-in maximum
   std::size_t shared_per_multiprocessor = 100 * 1024;
+  bool tensor_cores = false;  ///< TF32 mma.sync available and allowed (assign_tensor_kernel.cuh)
 };
 
 }  // namespace kms::cuda

@@ -9,6 +9,7 @@
 #include "cuda/kernels/assign_generic_kernel.cuh"
 #include "cuda/kernels/assign_kernel.cuh"
 #include "cuda/kernels/assign_launch.cuh"
+#include "cuda/kernels/assign_tensor_kernel.cuh"
 #include "cuda/kernels/assign_tiled_kernel.cuh"
 
 namespace kms::cuda {
@@ -114,6 +115,46 @@ void configureTiled(AssignPlan& plan, std::size_t n, const DeviceLimits& limits)
       tiles, static_cast<std::size_t>(limits.multiprocessors) * std::max(per_sm, 1)));
 }
 
+template <int D, typename LabelT>
+void configureTensor(AssignPlan& plan, std::size_t n, const DeviceLimits& limits) {
+  auto kernel = assignTensorKernel<D, LabelT>;
+  KMS_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                      static_cast<int>(plan.shared_bytes)));
+  int per_sm = 0;
+  KMS_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kTensorThreads,
+                                                               plan.shared_bytes));
+  plan.threads = kTensorThreads;
+  const std::size_t tiles = (n + kTensorPoints - 1) / kTensorPoints;
+  plan.blocks = static_cast<int>(std::min<std::size_t>(
+      tiles, static_cast<std::size_t>(limits.multiprocessors) * std::max(per_sm, 1)));
+}
+
+/// The tensor-core plan for D = 32 or 64: all centroids staged at once when they fit beside the
+/// points in half a multiprocessor's shared memory (two blocks per SM), else chunks of 8·m.
+/// False when not even one chunk of 8 fits.
+template <typename LabelT>
+bool planTensor(AssignPlan& plan, int D, std::size_t n, int k, std::size_t budget,
+                const DeviceLimits& limits) {
+  const std::size_t half_sm = limits.shared_per_multiprocessor / 2 > kStaticSharedReserve
+                                  ? limits.shared_per_multiprocessor / 2 - kStaticSharedReserve
+                                  : 0;
+  const std::size_t room = std::min(budget, half_sm);
+  const std::size_t fixed = tensorSharedBytes(D, 0);
+  const std::size_t per_centroid = tensorSharedBytes(D, 1) - fixed;
+  if (room < fixed + kTensorColumns * per_centroid) return false;
+  const std::size_t fit = (room - fixed) / per_centroid / kTensorColumns * kTensorColumns;
+  const std::size_t needed = (static_cast<std::size_t>(k) + kTensorColumns - 1) /
+                             kTensorColumns * kTensorColumns;
+  plan.template_dim = D;
+  plan.tensor = true;
+  plan.centroid_chunk = static_cast<int>(std::min(fit, needed));
+  plan.shared_bytes = tensorSharedBytes(D, plan.centroid_chunk);
+  plan.per_block_sums = true;
+  if (D == 32) configureTensor<32, LabelT>(plan, n, limits);
+  if (D == 64) configureTensor<64, LabelT>(plan, n, limits);
+  return true;
+}
+
 }  // namespace detail
 
 template <typename LabelT>
@@ -130,6 +171,14 @@ AssignPlan planAssign(std::size_t n, int d, int k, const DeviceLimits& limits) {
   const std::size_t sum_shared =
       columns * sizeof(long long) + static_cast<std::size_t>(d) * sizeof(float);
   const bool tiled = D > 0 && detail::usesTiledKernel(D, n, limits);
+  if (tiled && D >= 32 && limits.tensor_cores && sum_shared <= budget &&
+      detail::planTensor<LabelT>(plan, D, n, k, budget, limits)) {
+    plan.separate_sums = true;
+    plan.sum_shared_bytes = sum_shared;
+    plan.sum_values_per_lane = detail::sumValuesPerLane(d);
+    detail::configureSeparateSums<LabelT>(plan, n, limits);
+    return plan;
+  }
   if (tiled && sum_shared <= budget) {
     if (D < 16) D = 16;  // the tiled kernel is compiled for 16, 32 and 64
     // Centroids staged in chunks of whole 64-wide tiles; as many as fit (two blocks per SM).
@@ -199,7 +248,14 @@ void launchAssign(const AssignPlan& plan, const AssignArgs<LabelT>& args, cudaSt
     KMS_CHECK_LAUNCH();
     return;
   }
-  if (plan.tiled) {
+  if (plan.tensor) {
+    if (plan.template_dim == 32)
+      assignTensorKernel<32, LabelT>
+          <<<plan.blocks, plan.threads, plan.shared_bytes, stream>>>(args, plan.centroid_chunk);
+    else
+      assignTensorKernel<64, LabelT>
+          <<<plan.blocks, plan.threads, plan.shared_bytes, stream>>>(args, plan.centroid_chunk);
+  } else if (plan.tiled) {
     if (plan.template_dim == 16)
       assignTiledKernel<16, LabelT>
           <<<plan.blocks, plan.threads, plan.shared_bytes, stream>>>(args, plan.centroid_chunk);

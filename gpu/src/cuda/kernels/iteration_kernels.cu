@@ -15,6 +15,7 @@ namespace {
 constexpr int kReduceThreads = 256;  // 8 warps × 32 columns
 constexpr int kReduceSlices = 8;     // row slices per column block (grid.y)
 constexpr int kUpdateThreads = 256;
+constexpr int kUpdateCentroidsPerBlock = kUpdateThreads / 32;  // a warp per centroid
 constexpr int kFarthestThreads = 256;
 
 /// Column blocks: lane = column, the 8 warps split this slice's rows; the warps' partial sums
@@ -24,7 +25,8 @@ constexpr int kFarthestThreads = 256;
 __global__ void __launch_bounds__(kReduceThreads)
     reduceKernel(const long long* __restrict__ block_sums, int rows, int columns,
                  long long* __restrict__ totals, const double* __restrict__ block_inertia,
-                 const unsigned long long* __restrict__ block_changed, int blocks,
+                 const unsigned long long* __restrict__ block_changed,
+                 const unsigned long long* __restrict__ block_work, int blocks,
                  IterationScalars* scalars) {
   if (blockIdx.x == gridDim.x - 1) {
     if (blockIdx.y != 0) return;
@@ -38,6 +40,21 @@ __global__ void __launch_bounds__(kReduceThreads)
     if (threadIdx.x == 0) {
       scalars->inertia = total.inertia;
       scalars->changed = total.changed;
+    }
+    if (block_work != nullptr) {  // integer sums: any order gives the same totals
+      unsigned long long searched = 0, evaluated = 0;
+      for (int b = threadIdx.x; b < blocks; b += kReduceThreads) {
+        searched += block_work[2 * b];
+        evaluated += block_work[2 * b + 1];
+      }
+      __syncthreads();  // blockSumScalars' shared storage is reused
+      const BlockScalars searched_total = blockSumScalars<kReduceThreads>(0.0, searched);
+      __syncthreads();
+      const BlockScalars evaluated_total = blockSumScalars<kReduceThreads>(0.0, evaluated);
+      if (threadIdx.x == 0) {
+        scalars->searched = searched_total.changed;
+        scalars->evaluated = evaluated_total.changed;
+      }
     }
     return;
   }
@@ -68,7 +85,10 @@ __global__ void __launch_bounds__(kUpdateThreads)
     updateKernel(const long long* __restrict__ totals, const float* __restrict__ old_c,
                  float* __restrict__ new_c, unsigned char* __restrict__ empty_flags,
                  IterationScalars* scalars, IterationReport* report, UpdateParams p) {
-  const int j = blockIdx.x * kUpdateThreads + threadIdx.x;
+  // A warp per centroid: the lanes share its d double divisions; lane 0 then measures the shift
+  // in the CPU's order (clusterShift reads what the warp wrote: __syncwarp orders it).
+  const int lane = threadIdx.x & 31;
+  const int j = blockIdx.x * kUpdateCentroidsPerBlock + (threadIdx.x >> 5);
   const int d = p.d;
   float shift = 0.0f;
   int empty = 0;
@@ -78,15 +98,16 @@ __global__ void __launch_bounds__(kUpdateThreads)
     float* nc = new_c + static_cast<std::size_t>(j) * d;
     const long long weight = row[d];
     if (weight == 0) {
-      empty = 1;
-      for (int c = 0; c < d; ++c)
+      empty = lane == 0 ? 1 : 0;
+      for (int c = lane; c < d; c += 32)
         nc[c] = oc[c];
     } else {
-      for (int c = 0; c < d; ++c)
+      for (int c = lane; c < d; c += 32)
         nc[c] = exact::meanFromSums(row[c], p.coord_exp[c], weight, p.weight_exp);
-      shift = clusterShift(nc, oc, d);
+      __syncwarp();
+      if (lane == 0) shift = clusterShift(nc, oc, d);
     }
-    empty_flags[j] = static_cast<unsigned char>(empty);
+    if (lane == 0) empty_flags[j] = static_cast<unsigned char>(weight == 0);
   }
   using ReduceF = cub::BlockReduce<float, kUpdateThreads>;
   using ReduceI = cub::BlockReduce<int, kUpdateThreads>;
@@ -284,20 +305,22 @@ __global__ void __launch_bounds__(kUpdateThreads)
 }  // namespace
 
 void launchReduce(const long long* block_sums, int rows, int columns, long long* totals,
-                  const double* block_inertia, const unsigned long long* block_changed, int blocks,
-                  IterationScalars* scalars, cudaStream_t stream) {
+                  const double* block_inertia, const unsigned long long* block_changed,
+                  const unsigned long long* block_work, int blocks, IterationScalars* scalars,
+                  cudaStream_t stream) {
   const int column_blocks = (columns + 31) / 32;
   const int slices = columns > 0 ? std::min(kReduceSlices, std::max(1, rows / 16)) : 1;
   const dim3 grid(column_blocks + 1, slices);
   reduceKernel<<<grid, kReduceThreads, 0, stream>>>(block_sums, rows, columns, totals,
-                                                    block_inertia, block_changed, blocks, scalars);
+                                                    block_inertia, block_changed, block_work,
+                                                    blocks, scalars);
   KMS_CHECK_LAUNCH();
 }
 
 void launchUpdate(const long long* totals, const float* old_centroids, float* new_centroids,
                   unsigned char* empty_flags, IterationScalars* scalars, IterationReport* report,
                   const UpdateParams& params, cudaStream_t stream) {
-  const int blocks = (params.k + kUpdateThreads - 1) / kUpdateThreads;
+  const int blocks = (params.k + kUpdateCentroidsPerBlock - 1) / kUpdateCentroidsPerBlock;
   updateKernel<<<blocks, kUpdateThreads, 0, stream>>>(totals, old_centroids, new_centroids,
                                                       empty_flags, scalars, report, params);
   KMS_CHECK_LAUNCH();

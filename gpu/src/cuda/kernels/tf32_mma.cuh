@@ -1,0 +1,35 @@
+// TF32 tensor-core primitives (compute capability 8.0 and later): rounding to TF32 and one
+// m16n8k8 matrix-multiply-accumulate, with the PTX ISA's documented fragment layouts.
+#pragma once
+
+namespace kms::cuda {
+
+/// x rounded to TF32 (round to nearest, ties away), as the 32-bit pattern mma.sync takes.
+__device__ __forceinline__ unsigned toTf32(float x) {
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
+  unsigned r;
+  asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(r) : "f"(x));
+  return r;
+#else
+  return __float_as_uint(x) & 0xffffe000u;  // never used: no TF32 before 8.0
+#endif
+}
+
+/// c += a·b for one 16 × 8 × 8 TF32 tile (row-major A, column-major B, FP32 accumulators).
+/// Fragment layout (PTX ISA, m16n8k8 .tf32), with g = lane / 4 and t = lane % 4:
+/// a = {(g, t), (g + 8, t), (g, t + 4), (g + 8, t + 4)}, b = {(t, g), (t + 4, g)},
+/// c = {(g, 2t), (g, 2t + 1), (g + 8, 2t), (g + 8, 2t + 1)}.
+__device__ __forceinline__ void mmaTf32(float (&c)[4], const unsigned (&a)[4], unsigned b0,
+                                        unsigned b1) {
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
+  asm volatile(
+      "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, "
+      "{%8, %9}, {%0, %1, %2, %3};\n"
+      : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+#else
+  __trap();  // planned only on devices of compute capability 8.0 and later
+#endif
+}
+
+}  // namespace kms::cuda
