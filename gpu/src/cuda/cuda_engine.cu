@@ -425,7 +425,6 @@ void CudaEngine::enqueueIteration(int cur, int in_half, int out_half) {
   if (plan_.compact) return enqueueCompactIteration<LabelT>(cur, in_half, out_half);
   AssignArgs<LabelT> a;
   a.points = points_.get();
-  a.points_on_host = points_.onHost();
   a.weights = weights_.size() ? weights_.get() : nullptr;
   a.counts = counts_.size() ? counts_.get() : nullptr;
   a.n = n_;

@@ -12,8 +12,6 @@ namespace kms::cuda {
 template <typename LabelT>
 struct AssignArgs {
   const float* points = nullptr;   ///< n × d, centred on the bounding-box midpoint
-  /// The points stay in host memory (streamed): a kernel must read each of them once only.
-  bool points_on_host = false;
   const float* weights = nullptr;  ///< n, or null when unweighted
   /// n multiplicities, or null (never with weights). Only the generic kernel takes counts; the
   /// compact kernels (compact_kernel.cuh) are their fast path.

@@ -2,20 +2,24 @@
 // bound, then exact FP32 re-ranking of every centroid the bound cannot rule out.
 //
 // The n × k × d dot products are a matrix product, so they run as TF32 mma.sync m16n8k8
-// instructions (documented fragment layouts, no shared-memory round trip for the results): a
-// block stages 128 points (FP32, exact) and a chunk of centroids (already rounded to TF32); each
-// warp holds its 16 points' TF32 fragments in registers for all d and walks the centroids 32 at
-// a time — four independent accumulations, so the tensor pipe has work while each mma's result
-// is pending — every lane keeping the three smallest values of v = ‖c‖² − 2x·c for its two rows.
+// instructions (documented fragment layouts, no shared-memory round trip for the results). The
+// centroids are the A operand: the block stages them once, rounded to TF32 and stored in
+// fragment order, so a lane loads its four values of a 16-centroid × 8-coordinate tile as one
+// 16-byte word straight into the register quad the instruction takes. The points are the B
+// operand: each warp fetches its own 16 points (cp.async, no block barrier: a warp busy with an
+// exact re-rank holds up nobody), keeps their fragments in registers for all d, and walks the
+// centroids 32 at a time — four independent accumulations, so the tensor pipe has work while
+// each result is pending — every lane keeping the two smallest values of v = ‖c‖² − 2x·c for
+// four of the points; lanes sharing points merge with shuffles. A warp fetches its next points
+// as soon as its epilogue has read these; the other warps keep the SM busy meanwhile.
 // Within each k-step of 8 coordinates, fragment column t holds coordinate 2t and column t + 4
 // coordinate 2t + 1 (the same for points and centroids, so every product appears once): a lane's
-// two values are adjacent and load as one 8-byte word.
+// two point values are adjacent and load as one 8-byte word.
 //
 // TF32 keeps 10 mantissa bits, so v is far less precise than FP32: the kernel bounds its error
-// (kTensorErrorFactor, derivation in docs/engine.md) by E = ε·(‖x‖² + max‖c‖²) per point and
-// decides from the three smallest values:
+// (tensorErrorFactor, derivation in docs/engine.md) by E = ε·(‖x‖² + max‖c‖²) per point and
+// decides from the two smallest values:
 //   v₂ − v₁ > 2E  → the best centroid is certain: one FP32 distance (for the inertia only);
-//   v₃ − v₁ > 2E  → only the best two can be nearest: their exact distances decide;
 //   otherwise     → the warp computes the exact distance to every centroid (32 lanes at once).
 // "Exact distance" is the CPU backend's own computation (exactDistance), so the label is the
 // CPU's, ties to the lower index included. The sums come from the separate accumulateKernel pass.
@@ -29,19 +33,20 @@
 namespace kms::cuda {
 
 inline constexpr int kTensorThreads = 256;  // 8 warps
-inline constexpr int kTensorPoints = 128;   // points per block tile: 16 per warp
-inline constexpr int kTensorColumns = 32;   // centroids per step: four mma tiles of 8
+inline constexpr int kTensorPoints = 128;   // points per block step: 16 per warp
+inline constexpr int kTensorColumns = 32;   // centroids per step: two A tiles of 16
 
-/// Floats per staged row: D plus 8, so the 4 rows × 4 lanes of a half-warp's 8-byte fragment
-/// loads cover the 32 banks once (row stride ≡ 8 mod 32).
+/// Floats per staged point row: D plus 8, so the 4 rows × 4 lanes of a half-warp's 8-byte
+/// fragment loads cover the 32 banks once (row stride ≡ 8 mod 32).
 __host__ __device__ constexpr int tensorRow(int D) {
   return D + 8;
 }
 
-/// Dynamic shared memory for a chunk of `chunk` centroids (a multiple of 32).
+/// Dynamic shared memory for a chunk of `chunk` centroids (a multiple of 32): the centroids'
+/// TF32 fragments and norms, and 16 point rows per warp.
 __host__ __device__ constexpr std::size_t tensorSharedBytes(int D, int chunk) {
-  return static_cast<std::size_t>(kTensorPoints + chunk) * tensorRow(D) * 4 +
-         static_cast<std::size_t>(chunk) * 4;
+  return static_cast<std::size_t>(chunk) * (D + 1) * 4 +
+         static_cast<std::size_t>(kTensorPoints) * tensorRow(D) * 4;
 }
 
 /// ε of the bound |v − v*| + |exact − ‖x − c‖²| ≤ ε·(‖x‖² + ‖c‖²), where v is the kernel's
@@ -63,80 +68,92 @@ __host__ __device__ constexpr float tensorErrorFactor() {
 /// subnormal range lose relative precision; any data that small are re-ranked exactly.
 inline constexpr float kTensorErrorFloor = 1e-30f;
 
-/// Point `i`'s coordinates (global memory) into x, zero-padded to D.
-template <int D>
-__device__ __forceinline__ void loadRow(const float* __restrict__ points, std::size_t i, int d,
-                                        float (&x)[D]) {
-  const float* row = points + i * d;
-  if (d == D) {
-#pragma unroll
-    for (int v = 0; v < D / 4; ++v) {
-      const float4 q = __ldg(reinterpret_cast<const float4*>(row) + v);
-      x[4 * v] = q.x;
-      x[4 * v + 1] = q.y;
-      x[4 * v + 2] = q.z;
-      x[4 * v + 3] = q.w;
-    }
-  } else {
-#pragma unroll
-    for (int c = 0; c < D; ++c)
-      x[c] = c < d ? __ldg(row + c) : 0.0f;
-  }
-}
+/// Half a TF32 ulp, added to the FP32 bits of a staged centroid coordinate: mma.sync reads the
+/// top 19 bits of a .tf32 operand and ignores the rest, so the staged word *is* the coordinate
+/// rounded to TF32 (to nearest, ties away from zero — what the compiler itself emits for
+/// cvt.rna.tf32.f32), while subtracting it again gives back the FP32 coordinate exactly
+/// (integer arithmetic, modulo 2^32) for the exact distances. ∞ and NaN may change in the mma
+/// (their ‖c‖² makes the bound ∞ or NaN, so those points are searched exactly).
+inline constexpr unsigned kTf32Half = 0x1000u;
 
-/// ‖x − c‖² in FP32 with four partial sums (a quarter of exactDistance's dependency chain): not
-/// the CPU's bits, but within a few ulps of them — what the inertia of a point whose label is
-/// certain needs. Labels are never decided with it.
+/// Shared-memory layout of the staged centroids, in mma A-fragment order: for tile T of 16
+/// centroids and k-step s, lane (g, t) = 4g + t finds its quad at [(T·steps + s)·32 + 4g + t]
+/// — centroid 16T + g and 16T + g + 8 at coordinates 8s + 2t and 8s + 2t + 1, in the order
+/// a0 = (g, 2t), a1 = (g + 8, 2t), a2 = (g, 2t + 1), a3 = (g + 8, 2t + 1); each word the FP32
+/// bits plus kTf32Half.
 template <int D>
-__device__ __forceinline__ float inertiaDistance(const float (&x)[D], const float* __restrict__ c,
-                                                 int d) {
-  float s[4] = {0.0f, 0.0f, 0.0f, 0.0f};
-  if (d == D) {
+struct StagedCentroids {
+  static constexpr int kSteps = D / 8;
+  const uint4* quads;
+
+  /// Coordinates 8s + 2t and 8s + 2t + 1 of centroid j (j within the staged chunk), FP32.
+  __device__ __forceinline__ float2 pair(int j, int s, int t) const {
+    const int m = j & 15;
+    const uint4 q = quads[((j >> 4) * kSteps + s) * 32 + 4 * (m & 7) + t];
+    return m < 8 ? make_float2(__uint_as_float(q.x - kTf32Half), __uint_as_float(q.z - kTf32Half))
+                 : make_float2(__uint_as_float(q.y - kTf32Half), __uint_as_float(q.w - kTf32Half));
+  }
+  /// Half h (k-steps [h·steps/2, (h + 1)·steps/2)) of ‖x − c_j‖², with four partial sums: not
+  /// the CPU's bits, but within a few ulps of them — the inertia of a point whose label is
+  /// certain. Labels are never decided with it.
+  __device__ __forceinline__ float halfDistance(const float* x, int j, int h) const {
+    float part[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+#pragma unroll 1
+    for (int s = h * kSteps / 2; s < (h + 1) * kSteps / 2; ++s)
 #pragma unroll
-    for (int v = 0; v < D / 4; ++v) {
-      const float4 q = __ldg(reinterpret_cast<const float4*>(c) + v);
-      s[0] = fmaf(x[4 * v] - q.x, x[4 * v] - q.x, s[0]);
-      s[1] = fmaf(x[4 * v + 1] - q.y, x[4 * v + 1] - q.y, s[1]);
-      s[2] = fmaf(x[4 * v + 2] - q.z, x[4 * v + 2] - q.z, s[2]);
-      s[3] = fmaf(x[4 * v + 3] - q.w, x[4 * v + 3] - q.w, s[3]);
-    }
-  } else {
-#pragma unroll
-    for (int i = 0; i < D; ++i)
-      if (i < d) {
-        const float diff = x[i] - __ldg(c + i);
-        s[i & 3] = fmaf(diff, diff, s[i & 3]);
+      for (int t = 0; t < 4; ++t) {
+        const float2 cv = pair(j, s, t);
+        const float2 xv = *reinterpret_cast<const float2*>(x + 8 * s + 2 * t);
+        part[(t & 1) * 2] = fmaf(xv.x - cv.x, xv.x - cv.x, part[(t & 1) * 2]);
+        part[(t & 1) * 2 + 1] = fmaf(xv.y - cv.y, xv.y - cv.y, part[(t & 1) * 2 + 1]);
       }
+    return (part[0] + part[1]) + (part[2] + part[3]);
   }
-  return (s[0] + s[1]) + (s[2] + s[3]);
+  /// ‖x − c_j‖² exactly as the CPU backend computes it (x: a staged point row, zero past d).
+  __device__ float exactDistance(const float* x, int j, int d) const {
+    float sum = 0.0f;
+#pragma unroll 4
+    for (int s = 0; s < kSteps; ++s)
+#pragma unroll
+      for (int t = 0; t < 4; ++t) {
+        const int c = 8 * s + 2 * t;
+        if (c < d) {
+          const float2 cv = pair(j, s, t);
+          const float2 xv = *reinterpret_cast<const float2*>(x + c);
+          const float d0 = exact::sub(xv.x, cv.x);
+          sum = exact::add(sum, exact::mul(d0, d0));
+          if (c + 1 < d) {
+            const float d1 = exact::sub(xv.y, cv.y);
+            sum = exact::add(sum, exact::mul(d1, d1));
+          }
+        }
+      }
+    return sum;
+  }
+};
+
+/// Half h of ‖x − c‖² (as StagedCentroids::halfDistance), c a centroid row in global memory.
+template <int D>
+__device__ float halfDistanceGlobal(const float* x, const float* __restrict__ c, int d, int h) {
+  float part[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+#pragma unroll
+  for (int i = h * D / 2; i < (h + 1) * D / 2; ++i)
+    if (i < d) part[i & 3] = fmaf(x[i] - __ldg(c + i), x[i] - __ldg(c + i), part[i & 3]);
+  return (part[0] + part[1]) + (part[2] + part[3]);
 }
 
-/// The exact nearest centroid of point x (the same in every lane) by the whole warp (each lane a stride of
-/// centroids, then a (distance, index) reduction): the same answer as exactNearest, for rows
-/// whose TF32 ranking left three or more candidates.
+/// ‖x − c‖² exactly as the CPU backend computes it, x a staged point row (shared) and c a
+/// centroid row in global memory (centroids staged in chunks: not all are in shared memory).
 template <int D>
-__device__ int warpExactNearest(const float (&x)[D], const float* __restrict__ centroids, int d,
-                                int k, float& distance) {
-  float best = INFINITY;
-  int best_j = k;  // none below ∞ yet
-  for (int j = threadIdx.x & 31; j < k; j += 32) {
-    const float s = exactDistance<D>(x, centroids + static_cast<std::size_t>(j) * d, d);
-    if (s < best) {
-      best = s;
-      best_j = j;
+__device__ float exactDistanceGlobal(const float* x, const float* __restrict__ c, int d) {
+  float sum = 0.0f;
+#pragma unroll 8
+  for (int i = 0; i < D; ++i)
+    if (i < d) {
+      const float diff = exact::sub(x[i], __ldg(c + i));
+      sum = exact::add(sum, exact::mul(diff, diff));
     }
-  }
-  for (int offset = 16; offset > 0; offset >>= 1) {
-    const float other = __shfl_xor_sync(kFullWarp, best, offset);
-    const int other_j = __shfl_xor_sync(kFullWarp, best_j, offset);
-    if (other < best || (other == best && other_j < best_j)) {
-      best = other;
-      best_j = other_j;
-    }
-  }
-  // exactNearest's answer when no distance is below ∞: centroid 0 at ∞.
-  distance = best;
-  return best_j == k ? 0 : best_j;
+  return sum;
 }
 
 template <int D, typename LabelT>
@@ -146,9 +163,8 @@ __global__ void __launch_bounds__(kTensorThreads, 2)
   constexpr int R = tensorRow(D);
   constexpr int kSteps = D / 8;
   extern __shared__ __align__(16) unsigned char shared_raw[];
-  float* xs = reinterpret_cast<float*>(shared_raw);  // [128][R] points, FP32 (fragment source)
-  unsigned* cs = reinterpret_cast<unsigned*>(xs + kTensorPoints * R);  // [chunk][R] TF32
-  float* cn = reinterpret_cast<float*>(cs + static_cast<std::size_t>(chunk) * R);  // ‖c‖², ∞ past k
+  uint4* cs = reinterpret_cast<uint4*>(shared_raw);  // [chunk / 16][kSteps][32]: StagedCentroids
+  float* cn = reinterpret_cast<float*>(cs + static_cast<std::size_t>(chunk / 16) * kSteps * 32);
   __shared__ unsigned largest_norm_bits;  // max ‖c‖² over all k (non-negative: int order)
 
   const int d = a.d;
@@ -156,19 +172,30 @@ __global__ void __launch_bounds__(kTensorThreads, 2)
   const int tid = threadIdx.x;
   const int warp = tid >> 5;
   const int lane = tid & 31;
-  const int g = lane >> 2;  // fragment row group
+  const int g = lane >> 2;  // fragment row group: centroids g, g + 8 of a tile; point g of 8
   const int t = lane & 3;   // fragment column pair
+  float* xs = cn + chunk + warp * 16 * R;  // this warp's 16 point rows, FP32
   const bool single_chunk = chunk >= k;
   const bool weighted = a.weights != nullptr;
+  const StagedCentroids<D> staged{cs};
 
   if (blockIdx.x == 0) clearForNextStages(a);
   if (tid == 0) largest_norm_bits = 0u;
+  // Stages centroids [first, first + count) in fragment order, TF32-ready (StagedCentroids).
   auto stage = [&](int first, int count) {
-    for (int idx = tid; idx < chunk * D; idx += kTensorThreads) {
-      const int j = idx / D, c = idx - j * D;
-      const float v =
-          (j < count && c < d) ? a.centroids[static_cast<std::size_t>(first + j) * d + c] : 0.0f;
-      cs[j * R + c] = toTf32(v);
+    const int quads = chunk / 16 * kSteps * 32;
+    for (int q = tid; q < quads; q += kTensorThreads) {
+      const int L = q & 31, s = (q >> 5) % kSteps, T = (q >> 5) / kSteps;
+      float v[4];
+#pragma unroll
+      for (int e = 0; e < 4; ++e) {
+        const int j = 16 * T + (L >> 2) + 8 * (e & 1);
+        const int c = 8 * s + 2 * (L & 3) + (e >> 1);
+        v[e] = (j < count && c < d) ? a.centroids[static_cast<std::size_t>(first + j) * d + c]
+                                    : 0.0f;
+      }
+      cs[q] = make_uint4(__float_as_uint(v[0]) + kTf32Half, __float_as_uint(v[1]) + kTf32Half,
+                         __float_as_uint(v[2]) + kTf32Half, __float_as_uint(v[3]) + kTf32Half);
     }
     for (int j = tid; j < chunk; j += kTensorThreads) {
       float norm = INFINITY;
@@ -187,160 +214,195 @@ __global__ void __launch_bounds__(kTensorThreads, 2)
   __syncthreads();  // largest_norm_bits is zeroed
   if (single_chunk) stage(0, k);
 
-  // Fetches the 128 points of the tile at `tile` into xs with asynchronous copies (whole rows
-  // of float4 when d = D, single floats otherwise), zeros past n and past d.
-  auto fetchPoints = [&](std::size_t tile) {
+  // Fetches the 16 points from `group` into this warp's rows with asynchronous copies (whole
+  // rows of float4 when d = D, single floats otherwise), zeros past n and past d.
+  auto fetchPoints = [&](std::size_t group) {
     if (d == D) {
-      for (int idx = tid; idx < kTensorPoints * (D / 4); idx += kTensorThreads) {
+      for (int idx = lane; idx < 16 * (D / 4); idx += 32) {
         const int point = idx / (D / 4), c4 = idx - point * (D / 4);
-        const std::size_t gi = tile + point;
+        const std::size_t gi = group + point;
         const bool inside = gi < a.n;
         copyAsync<16>(xs + point * R + 4 * c4, a.points + (inside ? gi : 0) * D + 4 * c4,
                       inside ? 16 : 0);
       }
     } else {
-      for (int idx = tid; idx < kTensorPoints * D; idx += kTensorThreads) {
+      for (int idx = lane; idx < 16 * D; idx += 32) {
         const int point = idx / D, c = idx - point * D;
-        const std::size_t gi = tile + point;
+        const std::size_t gi = group + point;
         const bool inside = gi < a.n && c < d;
         copyAsync<4>(xs + point * R + c, a.points + (inside ? gi * d + c : 0), inside ? 4 : 0);
       }
     }
     copyAsyncCommit();
   };
+  // The exact distance from staged point row x to centroid j (all k staged, or from global).
+  auto exactTo = [&](const float* x, int j) {
+    return single_chunk
+               ? staged.exactDistance(x, j, d)
+               : exactDistanceGlobal<D>(x, a.centroids + static_cast<std::size_t>(j) * d, d);
+  };
+  // The point (0…15) of lane (g, t)'s p-th Nearest3: n-tile p / 2, column 2t + p % 2.
+  auto pointOf = [](int p, int tt) { return 8 * (p >> 1) + 2 * tt + (p & 1); };
 
   double inertia = 0.0;
-  unsigned long long changed = 0;
-  unsigned long long reranked = 0, distances = 0;  // work counters (IterationStats)
+  unsigned changed = 0, reranked = 0;  // per thread: far below 2^32
+  unsigned long long distances = 0;    // work counters (IterationStats)
   const std::size_t stride = static_cast<std::size_t>(gridDim.x) * kTensorPoints;
-  // Points in device memory: the next tile is fetched while this one is ranked, and the
-  // epilogue reads its points again from global memory (cached). Points in host memory cross
-  // the interconnect once: each tile is fetched when its turn comes and the epilogue reads xs.
-  const bool prefetch = !a.points_on_host;
-  // Point `local` of the tile at `tile` into x.
-  auto loadPoint = [&](std::size_t tile, int local, float(&x)[D]) {
-    if (prefetch) {
-      loadRow<D>(a.points, min(tile + local, a.n - 1), d, x);
-    } else {
+  // Every warp runs the same number of block steps (the chunked path's barriers need it); a
+  // warp whose 16 points lie past n only takes part in those barriers.
+  const std::size_t first_group = static_cast<std::size_t>(blockIdx.x) * kTensorPoints + 16 * warp;
+  if (first_group < a.n) fetchPoints(first_group);
+  for (std::size_t block_base = static_cast<std::size_t>(blockIdx.x) * kTensorPoints;
+       block_base < a.n; block_base += stride) {
+    const std::size_t group = block_base + 16 * warp;
+    const bool active = group < a.n;  // uniform across the warp
+    uint2 bf[2][kSteps];              // the 16 points as TF32 B fragments, n-tiles of 8
+    if (active) {
+      copyAsyncWaitAll();
+      __syncwarp();  // every lane's copies are visible
 #pragma unroll
-      for (int c = 0; c < D; ++c)
-        x[c] = xs[local * R + c];
-    }
-  };
-  if (prefetch && static_cast<std::size_t>(blockIdx.x) * kTensorPoints < a.n)
-    fetchPoints(static_cast<std::size_t>(blockIdx.x) * kTensorPoints);
-  for (std::size_t base = static_cast<std::size_t>(blockIdx.x) * kTensorPoints; base < a.n;
-       base += stride) {
-    if (!prefetch) {
-      __syncthreads();  // the previous tile's epilogue no longer reads xs
-      fetchPoints(base);
-    }
-    copyAsyncWaitAll();
-    __syncthreads();  // this tile's points are in xs
-
-    // This warp's 16 points as TF32 A fragments, for every k-step of 8 coordinates.
-    unsigned frag[kSteps][4];
-    {
-      const float* r0 = xs + (16 * warp + g) * R + 2 * t;
-      const float* r1 = r0 + 8 * R;
+      for (int nt = 0; nt < 2; ++nt)
 #pragma unroll
-      for (int s = 0; s < kSteps; ++s) {
-        const float2 u = *reinterpret_cast<const float2*>(r0 + 8 * s);
-        const float2 w = *reinterpret_cast<const float2*>(r1 + 8 * s);
-        frag[s][0] = toTf32(u.x);
-        frag[s][1] = toTf32(w.x);
-        frag[s][2] = toTf32(u.y);
-        frag[s][3] = toTf32(w.y);
-      }
-    }
-    // Every warp holds its fragments, so xs takes the next tile while this one is ranked (the
-    // epilogue reads the points from global memory, where they are still in cache).
-    if (prefetch) {
-      __syncthreads();
-      if (base + stride < a.n) fetchPoints(base + stride);
+        for (int s = 0; s < kSteps; ++s) {
+          const float2 v = *reinterpret_cast<const float2*>(xs + (8 * nt + g) * R + 8 * s + 2 * t);
+          bf[nt][s] = make_uint2(toTf32(v.x), toTf32(v.y));
+        }
     }
 
-    Nearest3 near[2];  // rows g and g + 8 of the warp's 16
+    Nearest3 near[4];  // points pointOf(0…3, t)
     for (int first = 0; first < k; first += chunk) {
       const int count = min(chunk, k - first);
       if (!single_chunk) {
         __syncthreads();
         stage(first, count);
       }
+      if (!active) continue;
+#pragma unroll 1
       for (int tile = 0; tile < count; tile += kTensorColumns) {
-        float acc[4][4] = {};
-        const unsigned* column = cs + (tile + g) * R + 2 * t;
+        float acc[2][2][4] = {};  // [centroid tile][point n-tile][fragment]
+        const uint4* a0 = cs + static_cast<std::size_t>(tile / 16) * kSteps * 32 + lane;
+        const uint4* a1 = a0 + kSteps * 32;
+        // One k-step's A quads loaded ahead of the step's four mma (ordered loads: left to
+        // itself the compiler hoists them all and runs out of registers).
+        uint4 q0 = loadShared16(a0), q1 = loadShared16(a1);
 #pragma unroll
-        for (int s = 0; s < kSteps; ++s)
-#pragma unroll
-          for (int q = 0; q < 4; ++q) {
-            const uint2 b = *reinterpret_cast<const uint2*>(column + 8 * q * R + 8 * s);
-            mmaTf32(acc[q], frag[s], b.x, b.y);
+        for (int s = 0; s < kSteps; ++s) {
+          uint4 n0 = q0, n1 = q1;
+          if (s + 1 < kSteps) {
+            n0 = loadShared16(a0 + 32 * (s + 1));
+            n1 = loadShared16(a1 + 32 * (s + 1));
           }
+          mmaTf32(acc[0][0], q0, bf[0][s]);
+          mmaTf32(acc[0][1], q0, bf[1][s]);
+          mmaTf32(acc[1][0], q1, bf[0][s]);
+          mmaTf32(acc[1][1], q1, bf[1][s]);
+          q0 = n0;
+          q1 = n1;
+        }
 #pragma unroll
-        for (int q = 0; q < 4; ++q) {
-          const float2 norms = *reinterpret_cast<const float2*>(cn + tile + 8 * q + 2 * t);
-          const int j = first + tile + 8 * q + 2 * t;
-          near[0].add(fmaf(-2.0f, acc[q][0], norms.x), j);
-          near[0].add(fmaf(-2.0f, acc[q][1], norms.y), j + 1);
-          near[1].add(fmaf(-2.0f, acc[q][2], norms.x), j);
-          near[1].add(fmaf(-2.0f, acc[q][3], norms.y), j + 1);
+        for (int ct = 0; ct < 2; ++ct) {
+          const int lo = tile + 16 * ct + g;  // centroids of fragment rows g and g + 8
+          const float norm_lo = cn[lo], norm_hi = cn[lo + 8];
+#pragma unroll
+          for (int nt = 0; nt < 2; ++nt) {
+            near[2 * nt].add(fmaf(-2.0f, acc[ct][nt][0], norm_lo), first + lo);
+            near[2 * nt + 1].add(fmaf(-2.0f, acc[ct][nt][1], norm_lo), first + lo);
+            near[2 * nt].add(fmaf(-2.0f, acc[ct][nt][2], norm_hi), first + lo + 8);
+            near[2 * nt + 1].add(fmaf(-2.0f, acc[ct][nt][3], norm_hi), first + lo + 8);
+          }
         }
       }
     }
-    // The four lanes of a row group hold disjoint columns: merge (all four get the result).
+    if (!active) continue;
+    // The eight lanes sharing t hold the same points over disjoint centroids: merge.
 #pragma unroll
-    for (int mask = 1; mask < 4; mask <<= 1) {
-      near[0].merge(mask);
-      near[1].merge(mask);
-    }
+    for (int mask = 4; mask < 32; mask <<= 1)
+#pragma unroll
+      for (int p = 0; p < 4; ++p)
+        near[p].merge(mask);
 
-    // Epilogue. Lanes t = 0, 1 own rows g and g + 8; lanes t = 2, 3 help them with the second
-    // candidate's exact distance.
-    const Nearest3 mine = (t & 1) ? near[1] : near[0];
-    const int local = 16 * warp + g + 8 * (t & 1);
-    const std::size_t gi = base + local;
-    const bool valid = gi < a.n;
-    float x[D];
-    loadPoint(base, local, x);
-    float x_norm = 0.0f;
+    // Epilogue, from the staged rows. Lanes g and g + 4 share point pointOf(g % 4, t): each
+    // computes half of its ‖x‖² (for the bound); the lower lane owns the point, the upper one
+    // computes the runner-up's exact distance when the best two must be compared.
+    const int p = g & 3;
+    const bool owner = g < 4;
+    Nearest3 mine = near[0];
 #pragma unroll
-    for (int c = 0; c < D; ++c)
-      x_norm = fmaf(x[c], x[c], x_norm);
+    for (int i = 1; i < 4; ++i)
+      if (p == i) mine = near[i];
+    const int point = pointOf(p, t);
+    const std::size_t gi = group + point;
+    const bool valid = gi < a.n;
+    const float* row = xs + point * R;
+    float x_norm = 0.0f;
+    {
+      float part[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+#pragma unroll
+      for (int c = (owner ? 0 : D / 2); c < (owner ? D / 2 : D); c += 4) {
+        const float4 q = *reinterpret_cast<const float4*>(row + c);
+        part[0] = fmaf(q.x, q.x, part[0]);
+        part[1] = fmaf(q.y, q.y, part[1]);
+        part[2] = fmaf(q.z, q.z, part[2]);
+        part[3] = fmaf(q.w, q.w, part[3]);
+      }
+      x_norm = (part[0] + part[1]) + (part[2] + part[3]);
+      x_norm += __shfl_xor_sync(kFullWarp, x_norm, 16);
+    }
     const float largest = __uint_as_float(largest_norm_bits);
     const float margin =
         2.0f * (tensorErrorFactor<D>() * (x_norm + largest) + kTensorErrorFloor);
-    // Comparisons written so that NaN or ∞ anywhere fall through to the exact search.
+    // Written so that NaN or ∞ anywhere fall through to the exact search.
     const bool certain = mine.v2 - mine.v1 > margin;
     const bool pair = !certain && mine.v3 - mine.v1 > margin;
-    // A certain label needs its distance for the inertia only; a pair is decided by the CPU's
-    // exact distances.
-    const int candidate = t < 2 ? mine.i1 : mine.i2;
-    const float* candidate_row = a.centroids + static_cast<std::size_t>(candidate) * d;
+    // A certain label's distance feeds the inertia only: each of the two lanes computes half.
+    // A pair is decided by the CPU's exact distances: the best's (owner), the runner-up's
+    // (helper).
+    float half_dist = 0.0f;
+    if (valid && certain)
+      half_dist = single_chunk ? staged.halfDistance(row, mine.i1, owner ? 0 : 1)
+                               : halfDistanceGlobal<D>(
+                                     row, a.centroids + static_cast<std::size_t>(mine.i1) * d, d,
+                                     owner ? 0 : 1);
     float candidate_dist = INFINITY;
-    if (valid && t < 2 && certain) candidate_dist = inertiaDistance<D>(x, candidate_row, d);
-    if (valid && pair) candidate_dist = exactDistance<D>(x, candidate_row, d);
-    const float second_dist = __shfl_xor_sync(kFullWarp, candidate_dist, 2);
+    if (valid && pair) candidate_dist = exactTo(row, owner ? mine.i1 : mine.i2);
+    const float other_half = __shfl_xor_sync(kFullWarp, half_dist, 16);
+    const float second_dist = __shfl_xor_sync(kFullWarp, candidate_dist, 16);
     int label = mine.i1;
-    float dist = candidate_dist;
+    float dist = certain ? half_dist + other_half : candidate_dist;
     if (pair && (second_dist < dist || (second_dist == dist && mine.i2 < label))) {
       dist = second_dist;
       label = mine.i2;
     }
-    unsigned searched = __ballot_sync(kFullWarp, valid && t < 2 && !certain && !pair);
+    unsigned searched = __ballot_sync(kFullWarp, valid && owner && !certain && !pair);
     while (searched != 0u) {
       const int src = __ffs(searched) - 1;
       searched &= searched - 1;
-      float xr[D];
-      loadPoint(base, 16 * warp + (src >> 2) + 8 * (src & 1), xr);
-      float exact_dist;
-      const int exact_label = warpExactNearest<D>(xr, a.centroids, d, k, exact_dist);
-      if (lane == src) {
-        label = exact_label;
-        dist = exact_dist;
+      const float* src_row = xs + pointOf((src >> 2) & 3, src & 3) * R;
+      float best = INFINITY;
+      int best_j = k;  // none below ∞ yet
+      for (int j = lane; j < k; j += 32) {
+        const float s = exactTo(src_row, j);
+        if (s < best) {
+          best = s;
+          best_j = j;
+        }
+      }
+      for (int offset = 16; offset > 0; offset >>= 1) {
+        const float other = __shfl_xor_sync(kFullWarp, best, offset);
+        const int other_j = __shfl_xor_sync(kFullWarp, best_j, offset);
+        if (other < best || (other == best && other_j < best_j)) {
+          best = other;
+          best_j = other_j;
+        }
+      }
+      if (lane == src) {  // exactNearest's answer; none below ∞: centroid 0 at ∞
+        label = best_j == k ? 0 : best_j;
+        dist = best;
       }
     }
-    if (valid && t < 2) {
+    __syncwarp();  // the rows are read: they take this warp's next 16 points
+    if (group + stride < a.n) fetchPoints(group + stride);
+    if (valid && owner) {
       reranked += certain ? 0 : 1;
       distances += certain ? 1 : pair ? 2 : static_cast<unsigned>(k);
       const float w = weighted ? __ldg(a.weights + gi) : 1.0f;

@@ -32,4 +32,29 @@ __device__ __forceinline__ void mmaTf32(float (&c)[4], const unsigned (&a)[4], u
 #endif
 }
 
+/// The same with the A quad and the B pair in vector registers (as 16- and 8-byte loads give
+/// them, so no moves are needed to assemble the operands).
+__device__ __forceinline__ void mmaTf32(float (&c)[4], uint4 a, uint2 b) {
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
+  asm volatile(
+      "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, "
+      "{%8, %9}, {%0, %1, %2, %3};\n"
+      : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+      : "r"(a.x), "r"(a.y), "r"(a.z), "r"(a.w), "r"(b.x), "r"(b.y));
+#else
+  __trap();
+#endif
+}
+
+/// A 16-byte shared-memory load that stays in program order with the mma above (both volatile
+/// asm), so loads are issued one k-step ahead instead of all at once.
+__device__ __forceinline__ uint4 loadShared16(const uint4* p) {
+  uint4 v;
+  const unsigned address = static_cast<unsigned>(__cvta_generic_to_shared(p));
+  asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];\n"
+               : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+               : "r"(address));
+  return v;
+}
+
 }  // namespace kms::cuda
