@@ -316,13 +316,14 @@ int main(int argc, char** argv) {
             bytes / ((c.streamed ? ceilings->host_to_device_gbs : ceilings->copy_gbs) * 1e9) * 1e3;
         const double computed = r.skipped >= 0 ? 1.0 - r.skipped : 1.0;
         // 17 ≤ d ≤ 64 runs its dot products on TF32 tensor cores where the device has them.
-        const bool tensor = !c.simt && !c.compact && c.d > 16 && c.d <= 64 &&
-                            ceilings->tf32_gflops > 0;
+        const bool tensor =
+            !c.simt && !c.compact && c.d > 16 && c.d <= 64 && ceilings->tf32_gflops > 0;
         const double rate = tensor ? ceilings->tf32_gflops : ceilings->fp32_gflops;
         const double compute_ms = 2.0 * double(c.n) * c.k * c.d * computed / (rate * 1e9) * 1e3;
         const double floor = std::max(memory_ms, compute_ms);
-        floor_ms = fmt("%.4f", floor) +
-                   (memory_ms >= compute_ms ? " (mem)" : tensor ? " (tf32)" : " (fp32)");
+        floor_ms = fmt("%.4f", floor) + (memory_ms >= compute_ms ? " (mem)"
+                                         : tensor                ? " (tf32)"
+                                                                 : " (fp32)");
         fraction = fmt("%.0f%%", 100.0 * floor / r.median_ms);
       }
       const std::string target =

@@ -70,8 +70,8 @@ AdversarialSet adversarialSet(std::size_t n, int d, int k, std::uint64_t seed, f
         wu += w[t] * u[t];
       }
       for (int t = 0; t < d; ++t)
-        x[t] = static_cast<float>(0.5 * (double(a[t]) + b[t]) + w[t] - wu / uu * u[t] +
-                                  offset * u[t]);
+        x[t] =
+            static_cast<float>(0.5 * (double(a[t]) + b[t]) + w[t] - wu / uu * u[t] + offset * u[t]);
     } else {  // equidistant from the first three: equal offsets along e₀, e₁, e₂
       const float along = 2.0f * unit(rng);
       for (int t = 0; t < d; ++t)
@@ -170,17 +170,20 @@ TEST_P(TensorCoresVersusCpu, ExactLabelsWhereTf32AloneWouldMisrank) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    NearTies, TensorCoresVersusCpu,
-    ::testing::Values(TensorCase{64, 48, 1.0f}, TensorCase{40, 48, 1.0f},
-                      TensorCase{24, 48, 1.0f}, TensorCase{64, 300, 1.0f},  // 16-bit labels
-                      TensorCase{24, 700, 1.0f},  // centroids staged in chunks
-                      TensorCase{64, 48, 1e-18f}, TensorCase{64, 48, 1e16f}),
-    [](const ::testing::TestParamInfo<TensorCase>& info) {
-      const float s = info.param.scale;
-      return "d" + std::to_string(info.param.d) + "_k" + std::to_string(info.param.k) +
-             (s == 1.0f ? "" : s < 1.0f ? "_tiny" : "_huge");
-    });
+INSTANTIATE_TEST_SUITE_P(NearTies, TensorCoresVersusCpu,
+                         ::testing::Values(TensorCase{64, 48, 1.0f}, TensorCase{40, 48, 1.0f},
+                                           TensorCase{24, 48, 1.0f},
+                                           TensorCase{64, 300, 1.0f},  // 16-bit labels
+                                           TensorCase{24, 700, 1.0f},  // centroids staged in chunks
+                                           TensorCase{64, 48, 1e-18f}, TensorCase{64, 48, 1e16f}),
+                         [](const ::testing::TestParamInfo<TensorCase>& info) {
+                           const float s = info.param.scale;
+                           return "d" + std::to_string(info.param.d) + "_k" +
+                                  std::to_string(info.param.k) +
+                                  (s == 1.0f  ? ""
+                                   : s < 1.0f ? "_tiny"
+                                              : "_huge");
+                         });
 
 // A whole k-means++ run on blobs (d = 64, k = 256: the benchmark's shape, smaller): the tensor
 // kernel and the FP32 SIMT kernel give identical labels and centroids at every iteration.

@@ -238,8 +238,7 @@ void CudaEngine::initialize(const KMeansConfig& config) {
   block_sums_.release();
   checkFits(
       labelArrays() * n_ * labelBytes() + block_sum_count * sizeof(long long) +
-          4 * kd * sizeof(float) +
-          (plan_.compact ? n_ * sizeof(float) : 0),
+          4 * kd * sizeof(float) + (plan_.compact ? n_ * sizeof(float) : 0),
       "This run",
       centroids_[0].bytes() + centroids_[1].bytes() + staged_centroids_.bytes() + bounds_.bytes());
   labels_.resize(labelArrays() * n_ * labelBytes());

@@ -143,8 +143,8 @@ bool planTensor(AssignPlan& plan, int D, std::size_t n, int k, std::size_t budge
   const std::size_t per_centroid = tensorSharedBytes(D, 1) - fixed;
   if (room < fixed + kTensorColumns * per_centroid) return false;
   const std::size_t fit = (room - fixed) / per_centroid / kTensorColumns * kTensorColumns;
-  const std::size_t needed = (static_cast<std::size_t>(k) + kTensorColumns - 1) /
-                             kTensorColumns * kTensorColumns;
+  const std::size_t needed =
+      (static_cast<std::size_t>(k) + kTensorColumns - 1) / kTensorColumns * kTensorColumns;
   plan.template_dim = D;
   plan.tensor = true;
   plan.centroid_chunk = static_cast<int>(std::min(fit, needed));

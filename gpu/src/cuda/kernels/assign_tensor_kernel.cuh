@@ -52,7 +52,9 @@ __host__ __device__ constexpr std::size_t tensorSharedBytes(int D, int chunk) {
 /// ε of the bound |v − v*| + |exact − ‖x − c‖²| ≤ ε·(‖x‖² + ‖c‖²), where v is the kernel's
 /// TF32 value, v* its real counterpart ‖c‖² − 2x·c and `exact` the CPU backend's FP32 distance
 /// (u = 2^−24; docs/engine.md has the derivation):
-///   TF32 rounding of x and c (cvt.rna, ≤ 2^−11 each):             2^−10 + 2^−22
+///   TF32 operands of x and c, each within 2^−10 of the FP32 value
+///   (half an ulp added, then truncated by mma.sync — or, should the
+///   hardware round instead, one ulp):                               2^−9 + 2^−20
 ///   accumulation of D exact products, ≤ 2 ulps per addition
 ///   (tensor cores may truncate instead of rounding):                D·2^−22
 ///   ‖c‖² in FP32 (D·u), the final fma (2u), the CPU's distance
@@ -61,7 +63,7 @@ __host__ __device__ constexpr std::size_t tensorSharedBytes(int D, int chunk) {
 /// relative error below 10^−5).
 template <int D>
 __host__ __device__ constexpr float tensorErrorFactor() {
-  return 1.25f * (9.765625e-4f + 2.3841858e-7f + D * 2.3841858e-7f + (3 * D + 10) * 5.9604645e-8f);
+  return 1.25f * (1.953125e-3f + 9.5367432e-7f + D * 2.3841858e-7f + (3 * D + 10) * 5.9604645e-8f);
 }
 
 /// An absolute floor for E: TF32 keeps FP32's exponent range, but points and centroids in the
@@ -191,8 +193,8 @@ __global__ void __launch_bounds__(kTensorThreads, 2)
       for (int e = 0; e < 4; ++e) {
         const int j = 16 * T + (L >> 2) + 8 * (e & 1);
         const int c = 8 * s + 2 * (L & 3) + (e >> 1);
-        v[e] = (j < count && c < d) ? a.centroids[static_cast<std::size_t>(first + j) * d + c]
-                                    : 0.0f;
+        v[e] =
+            (j < count && c < d) ? a.centroids[static_cast<std::size_t>(first + j) * d + c] : 0.0f;
       }
       cs[q] = make_uint4(__float_as_uint(v[0]) + kTf32Half, __float_as_uint(v[1]) + kTf32Half,
                          __float_as_uint(v[2]) + kTf32Half, __float_as_uint(v[3]) + kTf32Half);
@@ -313,8 +315,8 @@ __global__ void __launch_bounds__(kTensorThreads, 2)
         }
       }
     }
-    if (!active) continue;
     // The eight lanes sharing t hold the same points over disjoint centroids: merge.
+    if (!active) continue;
 #pragma unroll
     for (int mask = 4; mask < 32; mask <<= 1)
 #pragma unroll
@@ -349,8 +351,7 @@ __global__ void __launch_bounds__(kTensorThreads, 2)
       x_norm += __shfl_xor_sync(kFullWarp, x_norm, 16);
     }
     const float largest = __uint_as_float(largest_norm_bits);
-    const float margin =
-        2.0f * (tensorErrorFactor<D>() * (x_norm + largest) + kTensorErrorFloor);
+    const float margin = 2.0f * (tensorErrorFactor<D>() * (x_norm + largest) + kTensorErrorFloor);
     // Written so that NaN or ∞ anywhere fall through to the exact search.
     const bool certain = mine.v2 - mine.v1 > margin;
     const bool pair = !certain && mine.v3 - mine.v1 > margin;

@@ -311,9 +311,8 @@ void launchReduce(const long long* block_sums, int rows, int columns, long long*
   const int column_blocks = (columns + 31) / 32;
   const int slices = columns > 0 ? std::min(kReduceSlices, std::max(1, rows / 16)) : 1;
   const dim3 grid(column_blocks + 1, slices);
-  reduceKernel<<<grid, kReduceThreads, 0, stream>>>(block_sums, rows, columns, totals,
-                                                    block_inertia, block_changed, block_work,
-                                                    blocks, scalars);
+  reduceKernel<<<grid, kReduceThreads, 0, stream>>>(
+      block_sums, rows, columns, totals, block_inertia, block_changed, block_work, blocks, scalars);
   KMS_CHECK_LAUNCH();
 }
 
