@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstring>
 #include <random>
+#include <tuple>
 
 #include "gpu_test_support.h"
 
@@ -184,6 +185,36 @@ INSTANTIATE_TEST_SUITE_P(NearTies, TensorCoresVersusCpu,
                                    : s < 1.0f ? "_tiny"
                                               : "_huge");
                          });
+
+// Points whose distances to every centroid overflow float while ‖x‖² and ‖c‖² do not: the CPU
+// labels them 0 (its first centroid, nothing below ∞), and so must every GPU kernel — the bound
+// alone would call the nearer-looking centroid certain. d = 64 on the tensor kernel and on the
+// tiled FP32 one, d = 8 on the point-per-thread kernel (enough points for it).
+TEST(TensorCores, OverflowingDistancesFollowTheCpu) {
+  KMS_REQUIRE_CUDA();
+  for (const auto& [d, n, tensor] : {std::tuple{64, 4000, true}, std::tuple{64, 4000, false},
+                                     std::tuple{8, 400000, true}}) {
+    const float far = d == 64 ? 1.2e18f : 4.0e18f;  // 2·far·√d: ‖x − c‖² just above FLT_MAX
+    std::vector<float> p(static_cast<std::size_t>(n) * d);
+    for (int i = 0; i < n; ++i)
+      for (int c = 0; c < d; ++c)
+        p[static_cast<std::size_t>(i) * d + c] = (i % 3 == 0) ? far : (i % 3 == 1) ? -far : 0.0f;
+    std::vector<float> init(2 * static_cast<std::size_t>(d), -far);
+    init[d] = -far + far / 2;  // c₁ = c₀ + (far/2)·e₀: nearer to the far points, still at ∞
+    auto gpu = cudaEngineWith(p, d, tensor);
+    auto cpu = cpuEngineOn(p, d);
+    gpu->initialize(givenCentroids(init, 2));
+    cpu->initialize(givenCentroids(init, 2));
+    gpu->step();
+    cpu->step();
+    Snapshot g, r;
+    gpu->snapshot(g);
+    cpu->snapshot(r);
+    ASSERT_EQ(r.labels[0], 0) << "the CPU's answer for a point at ∞ from both";
+    ASSERT_EQ(g.labels, r.labels) << "d = " << d << (tensor ? "" : ", no tensor cores");
+    ASSERT_EQ(g.centroids, r.centroids) << "d = " << d;
+  }
+}
 
 // A whole k-means++ run on blobs (d = 64, k = 256: the benchmark's shape, smaller): the tensor
 // kernel and the FP32 SIMT kernel give identical labels and centroids at every iteration.

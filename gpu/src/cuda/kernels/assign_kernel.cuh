@@ -348,6 +348,9 @@ __global__ void __launch_bounds__(THREADS, minBlocksPerSm(D))
             label[p] = exactNearest<D>(x, a.centroids, d, k, dist);
         }
       }
+      // The bound is finite while the distances overflow (data near float's range): the CPU's
+      // answer is then its first centroid at ∞ or below — search exactly.
+      if (!(dist < INFINITY)) label[p] = exactNearest<D>(x, a.centroids, d, k, dist);
       tile_inertia += weighted ? exact::mul(dist, w[p]) : dist;
       const LabelT new_label = static_cast<LabelT>(label[p]);
       if (first_iteration || cur.old[p] != new_label) ++changed;

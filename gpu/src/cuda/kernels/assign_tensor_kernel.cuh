@@ -3,30 +3,33 @@
 //
 // The n × k × d dot products are a matrix product, so they run as TF32 mma.sync m16n8k8
 // instructions (documented fragment layouts, no shared-memory round trip for the results). The
-// centroids are the A operand: the block stages them once, rounded to TF32 and stored in
-// fragment order, so a lane loads its four values of a 16-centroid × 8-coordinate tile as one
-// 16-byte word straight into the register quad the instruction takes. The points are the B
-// operand: each warp fetches its own 16 points (cp.async, no block barrier: a warp busy with an
-// exact re-rank holds up nobody), keeps their fragments in registers for all d, and walks the
-// centroids 32 at a time — four independent accumulations, so the tensor pipe has work while
-// each result is pending — every lane keeping the two smallest values of v = ‖c‖² − 2x·c for
-// four of the points; lanes sharing points merge with shuffles. A warp fetches its next points
-// as soon as its epilogue has read these; the other warps keep the SM busy meanwhile.
+// centroids are the A operand: the block stages them once in fragment order (StagedCentroids),
+// so a lane loads its four values of a 16-centroid × 8-coordinate tile as one 16-byte word
+// straight into the register quad the instruction takes. The points are the B operand: each warp
+// fetches its own 16 points (cp.async, no block barrier: a warp busy with an exact re-rank holds
+// up nobody), keeps their fragments in registers for all d, and walks the centroids 32 at a time
+// — four independent accumulations, so the tensor pipe has work while each result is pending —
+// every lane keeping the three smallest values of v = ‖c‖² − 2x·c for four of the points, with
+// the centroid index packed into their low bits (Nearest3Keys); lanes sharing points merge with
+// shuffles. A warp fetches its next points as soon as its epilogue has read these.
 // Within each k-step of 8 coordinates, fragment column t holds coordinate 2t and column t + 4
 // coordinate 2t + 1 (the same for points and centroids, so every product appears once): a lane's
 // two point values are adjacent and load as one 8-byte word.
 //
 // TF32 keeps 10 mantissa bits, so v is far less precise than FP32: the kernel bounds its error
-// (tensorErrorFactor, derivation in docs/engine.md) by E = ε·(‖x‖² + max‖c‖²) per point and
-// decides from the two smallest values:
+// (tensorErrorFactor plus the key packing, derivation in docs/engine.md) by
+// E = ε·(‖x‖² + max‖c‖²) per point and decides from the three smallest values:
 //   v₂ − v₁ > 2E  → the best centroid is certain: one FP32 distance (for the inertia only);
+//   v₃ − v₁ > 2E  → only the best two can be nearest: their exact distances decide;
 //   otherwise     → the warp computes the exact distance to every centroid (32 lanes at once).
-// "Exact distance" is the CPU backend's own computation (exactDistance), so the label is the
-// CPU's, ties to the lower index included. The sums come from the separate accumulateKernel pass.
+// "Exact distance" is the CPU backend's own computation (exactDistance's operations, in order),
+// so the label is the CPU's, ties to the lower index included. The sums come from the separate
+// accumulateKernel pass.
 #pragma once
 
+#include <cfloat>
+
 #include "cuda/kernels/assign_common.cuh"
-#include "cuda/kernels/assign_tiled_kernel.cuh"  // Nearest3
 #include "cuda/kernels/async_copy.cuh"
 #include "cuda/kernels/tf32_mma.cuh"
 
@@ -69,6 +72,35 @@ __host__ __device__ constexpr float tensorErrorFactor() {
 /// An absolute floor for E: TF32 keeps FP32's exponent range, but points and centroids in the
 /// subnormal range lose relative precision; any data that small are re-ranked exactly.
 inline constexpr float kTensorErrorFloor = 1e-30f;
+
+/// The three smallest keys seen for a point. A key is a value v = ‖c‖² − 2x·c whose lowest
+/// mantissa bits are replaced by the centroid's index (packKey), so min and max alone keep the
+/// indices: three pairs of FMNMX per value, no compares and selects. Keys of different centroids
+/// differ, so "the three smallest" is one set whatever the order of insertion.
+struct Nearest3Keys {
+  float k1 = FLT_MAX, k2 = FLT_MAX, k3 = FLT_MAX;
+
+  __device__ __forceinline__ void add(float key) {
+    k3 = fminf(k3, fmaxf(key, k2));
+    k2 = fminf(k2, fmaxf(key, k1));
+    k1 = fminf(k1, key);
+  }
+  /// Merges the partner lane's three (both lanes end with the same three).
+  __device__ __forceinline__ void merge(int lane_mask) {
+    const float o1 = __shfl_xor_sync(kFullWarp, k1, lane_mask);
+    const float o2 = __shfl_xor_sync(kFullWarp, k2, lane_mask);
+    const float o3 = __shfl_xor_sync(kFullWarp, k3, lane_mask);
+    add(o1);
+    add(o2);
+    add(o3);
+  }
+};
+
+/// v with its low bits (`mask`) replaced by centroid index j: moves v by less than
+/// 2^bits ulps, i.e. 2^(bits − 23)·|v| (added to the error bound).
+__device__ __forceinline__ float packKey(float v, unsigned j, unsigned mask) {
+  return __uint_as_float((__float_as_uint(v) & ~mask) | j);
+}
 
 /// Half a TF32 ulp, added to the FP32 bits of a staged centroid coordinate: mma.sync reads the
 /// top 19 bits of a .tf32 operand and ignores the rest, so the staged word *is* the coordinate
@@ -180,6 +212,11 @@ __global__ void __launch_bounds__(kTensorThreads, 2)
   const bool single_chunk = chunk >= k;
   const bool weighted = a.weights != nullptr;
   const StagedCentroids<D> staged{cs};
+  // Keys carry indices up to k rounded up to 32 (the padding included) in their low bits.
+  const int key_bits = 32 - __clz(((k + kTensorColumns - 1) / kTensorColumns) * kTensorColumns - 1);
+  const unsigned key_mask = (1u << key_bits) - 1u;
+  // The packing moves a value v by < 2^(bits − 23)·|v| ≤ 2^(bits − 22)·(‖x‖² + ‖c‖²); ×1.25 as ε.
+  const float key_error = 1.25f * __uint_as_float(static_cast<unsigned>(127 + key_bits - 22) << 23);
 
   if (blockIdx.x == 0) clearForNextStages(a);
   if (tid == 0) largest_norm_bits = 0u;
@@ -200,7 +237,7 @@ __global__ void __launch_bounds__(kTensorThreads, 2)
                          __float_as_uint(v[2]) + kTf32Half, __float_as_uint(v[3]) + kTf32Half);
     }
     for (int j = tid; j < chunk; j += kTensorThreads) {
-      float norm = INFINITY;
+      float norm = FLT_MAX;  // padding: a finite key that no real one reaches
       if (j < count) {
         const float* c = a.centroids + static_cast<std::size_t>(first + j) * d;
         norm = 0.0f;
@@ -243,7 +280,7 @@ __global__ void __launch_bounds__(kTensorThreads, 2)
                ? staged.exactDistance(x, j, d)
                : exactDistanceGlobal<D>(x, a.centroids + static_cast<std::size_t>(j) * d, d);
   };
-  // The point (0…15) of lane (g, t)'s p-th Nearest3: n-tile p / 2, column 2t + p % 2.
+  // The point (0…15) of lane (g, t)'s p-th Nearest3Keys: n-tile p / 2, column 2t + p % 2.
   auto pointOf = [](int p, int tt) { return 8 * (p >> 1) + 2 * tt + (p & 1); };
 
   double inertia = 0.0;
@@ -271,7 +308,7 @@ __global__ void __launch_bounds__(kTensorThreads, 2)
         }
     }
 
-    Nearest3 near[4];  // points pointOf(0…3, t)
+    Nearest3Keys near[4];  // points pointOf(0…3, t)
     for (int first = 0; first < k; first += chunk) {
       const int count = min(chunk, k - first);
       if (!single_chunk) {
@@ -307,10 +344,13 @@ __global__ void __launch_bounds__(kTensorThreads, 2)
           const float norm_lo = cn[lo], norm_hi = cn[lo + 8];
 #pragma unroll
           for (int nt = 0; nt < 2; ++nt) {
-            near[2 * nt].add(fmaf(-2.0f, acc[ct][nt][0], norm_lo), first + lo);
-            near[2 * nt + 1].add(fmaf(-2.0f, acc[ct][nt][1], norm_lo), first + lo);
-            near[2 * nt].add(fmaf(-2.0f, acc[ct][nt][2], norm_hi), first + lo + 8);
-            near[2 * nt + 1].add(fmaf(-2.0f, acc[ct][nt][3], norm_hi), first + lo + 8);
+            near[2 * nt].add(packKey(fmaf(-2.0f, acc[ct][nt][0], norm_lo), first + lo, key_mask));
+            near[2 * nt + 1].add(
+                packKey(fmaf(-2.0f, acc[ct][nt][1], norm_lo), first + lo, key_mask));
+            near[2 * nt].add(
+                packKey(fmaf(-2.0f, acc[ct][nt][2], norm_hi), first + lo + 8, key_mask));
+            near[2 * nt + 1].add(
+                packKey(fmaf(-2.0f, acc[ct][nt][3], norm_hi), first + lo + 8, key_mask));
           }
         }
       }
@@ -328,7 +368,7 @@ __global__ void __launch_bounds__(kTensorThreads, 2)
     // computes the runner-up's exact distance when the best two must be compared.
     const int p = g & 3;
     const bool owner = g < 4;
-    Nearest3 mine = near[0];
+    Nearest3Keys mine = near[0];
 #pragma unroll
     for (int i = 1; i < 4; ++i)
       if (p == i) mine = near[i];
@@ -351,28 +391,34 @@ __global__ void __launch_bounds__(kTensorThreads, 2)
       x_norm += __shfl_xor_sync(kFullWarp, x_norm, 16);
     }
     const float largest = __uint_as_float(largest_norm_bits);
-    const float margin = 2.0f * (tensorErrorFactor<D>() * (x_norm + largest) + kTensorErrorFloor);
-    // Written so that NaN or ∞ anywhere fall through to the exact search.
-    const bool certain = mine.v2 - mine.v1 > margin;
-    const bool pair = !certain && mine.v3 - mine.v1 > margin;
+    const float margin =
+        2.0f * ((tensorErrorFactor<D>() + key_error) * (x_norm + largest) + kTensorErrorFloor);
+    // Every |v| < 2(‖x‖² + max‖c‖²) stays finite, far below the padding's FLT_MAX, unless the
+    // data are near float's range: those points are searched exactly. Written so that NaN or ∞
+    // anywhere fall through to the exact search too.
+    const bool tame = x_norm + largest < 1e37f;
+    const bool certain = tame && mine.k2 - mine.k1 > margin;
+    const bool pair = tame && !certain && mine.k3 - mine.k1 > margin;
+    const int i1 = static_cast<int>(__float_as_uint(mine.k1) & key_mask);
+    const int i2 = static_cast<int>(__float_as_uint(mine.k2) & key_mask);
     // A certain label's distance feeds the inertia only: each of the two lanes computes half.
     // A pair is decided by the CPU's exact distances: the best's (owner), the runner-up's
     // (helper).
     float half_dist = 0.0f;
     if (valid && certain)
-      half_dist = single_chunk ? staged.halfDistance(row, mine.i1, owner ? 0 : 1)
-                               : halfDistanceGlobal<D>(
-                                     row, a.centroids + static_cast<std::size_t>(mine.i1) * d, d,
-                                     owner ? 0 : 1);
+      half_dist = single_chunk
+                      ? staged.halfDistance(row, i1, owner ? 0 : 1)
+                      : halfDistanceGlobal<D>(row, a.centroids + static_cast<std::size_t>(i1) * d,
+                                              d, owner ? 0 : 1);
     float candidate_dist = INFINITY;
-    if (valid && pair) candidate_dist = exactTo(row, owner ? mine.i1 : mine.i2);
+    if (valid && pair) candidate_dist = exactTo(row, owner ? i1 : i2);
     const float other_half = __shfl_xor_sync(kFullWarp, half_dist, 16);
     const float second_dist = __shfl_xor_sync(kFullWarp, candidate_dist, 16);
-    int label = mine.i1;
+    int label = i1;
     float dist = certain ? half_dist + other_half : candidate_dist;
-    if (pair && (second_dist < dist || (second_dist == dist && mine.i2 < label))) {
+    if (pair && (second_dist < dist || (second_dist == dist && i2 < label))) {
       dist = second_dist;
-      label = mine.i2;
+      label = i2;
     }
     unsigned searched = __ballot_sync(kFullWarp, valid && owner && !certain && !pair);
     while (searched != 0u) {

@@ -231,6 +231,9 @@ __global__ void __launch_bounds__(kTiledThreads, 2)
             }
           }
         }
+        // The bound is finite while the distances overflow (data near float's range): the CPU's
+        // answer is then its first centroid at ∞ or below — search exactly.
+        if (!(dist < INFINITY)) label = exactNearest<D>(x, a.centroids, d, k, dist);
         const float w = weighted ? __ldg(a.weights + gi) : 1.0f;
         inertia += weighted ? static_cast<double>(exact::mul(dist, w)) : static_cast<double>(dist);
         const LabelT new_label = static_cast<LabelT>(label);
