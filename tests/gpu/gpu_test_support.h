@@ -20,8 +20,9 @@ namespace kms::test {
   } while (0)
 
 inline std::unique_ptr<Engine> cudaEngineOn(const std::vector<float>& p, int d,
-                                            const std::vector<float>* w = nullptr) {
-  auto e = createEngine(BackendKind::Cuda).engine;
+                                            const std::vector<float>* w = nullptr,
+                                            const EngineOptions& options = {}) {
+  auto e = createEngine(BackendKind::Cuda, options).engine;
   e->setData(DataView{p.data(), p.size() / d, d, w ? w->data() : nullptr});
   return e;
 }

@@ -17,12 +17,11 @@ namespace {
 using test::cpuEngineOn;
 using test::givenCentroids;
 
+/// The CUDA engine on p, with or without tensor cores.
 std::unique_ptr<Engine> cudaEngineWith(const std::vector<float>& p, int d, bool tensor_cores) {
   EngineOptions options;
   options.cuda_tensor_cores = tensor_cores;
-  auto e = createEngine(BackendKind::Cuda, options).engine;
-  e->setData(DataView{p.data(), p.size() / d, d, nullptr});
-  return e;
+  return test::cudaEngineOn(p, d, nullptr, options);
 }
 
 struct AdversarialSet {
@@ -192,8 +191,8 @@ INSTANTIATE_TEST_SUITE_P(NearTies, TensorCoresVersusCpu,
 // tiled FP32 one, d = 8 on the point-per-thread kernel (enough points for it).
 TEST(TensorCores, OverflowingDistancesFollowTheCpu) {
   KMS_REQUIRE_CUDA();
-  for (const auto& [d, n, tensor] : {std::tuple{64, 4000, true}, std::tuple{64, 4000, false},
-                                     std::tuple{8, 400000, true}}) {
+  for (const auto& [d, n, tensor] :
+       {std::tuple{64, 4000, true}, std::tuple{64, 4000, false}, std::tuple{8, 400000, true}}) {
     const float far = d == 64 ? 1.2e18f : 4.0e18f;  // 2·far·√d: ‖x − c‖² just above FLT_MAX
     std::vector<float> p(static_cast<std::size_t>(n) * d);
     for (int i = 0; i < n; ++i)

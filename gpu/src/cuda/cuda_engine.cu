@@ -249,8 +249,9 @@ void CudaEngine::initialize(const KMeansConfig& config) {
   totals_.resize(columns);
   block_inertia_.resize(plan_.blocks);
   block_changed_.resize(plan_.blocks);
-  block_work_.resize(plan_.compact || plan_.tensor ? 2 * static_cast<std::size_t>(plan_.blocks)
-                                                   : 0);
+  // Per block: rows searched and distances computed (compact kernels), rows searched (tensor).
+  const std::size_t work_slots = plan_.compact ? 2 : plan_.tensor ? 1 : 0;
+  block_work_.resize(work_slots * static_cast<std::size_t>(plan_.blocks));
   empty_flags_.resize(k_);
   empty_list_.resize(k_);
   picked_keys_.resize(k_);
@@ -491,7 +492,7 @@ UpdateParams CudaEngine::updateParams() const {
   up.tolerance = config_.tolerance;
   up.counters = counters_.get();
   up.tracks_drift = plan_.compact;
-  up.reports_work = plan_.tensor;
+  up.reports_searched = plan_.tensor;
   return up;
 }
 

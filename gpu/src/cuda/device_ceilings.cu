@@ -42,14 +42,15 @@ constexpr int kMmaIterations = 2048;
 /// kMmaChains independent TF32 m16n8k8 accumulations per warp (2·16·8·8 flops each), operands
 /// in registers: the tensor cores' sustained rate for the kernels' instruction.
 __global__ void __launch_bounds__(kMmaThreads) mmaKernel(float seed, float* sink) {
-  unsigned a[4], b0 = cuda::toTf32(seed * 0.5f), b1 = cuda::toTf32(seed * 0.25f);
-  for (int i = 0; i < 4; ++i)
-    a[i] = cuda::toTf32(seed + i + threadIdx.x * 1e-3f);
+  const float lane = threadIdx.x * 1e-3f;
+  const uint4 a = make_uint4(cuda::toTf32(seed + lane), cuda::toTf32(seed + 1 + lane),
+                             cuda::toTf32(seed + 2 + lane), cuda::toTf32(seed + 3 + lane));
+  const uint2 b = make_uint2(cuda::toTf32(seed * 0.5f), cuda::toTf32(seed * 0.25f));
   float c[kMmaChains][4] = {};
   for (int i = 0; i < kMmaIterations; ++i)
 #pragma unroll
     for (int chain = 0; chain < kMmaChains; ++chain)
-      cuda::mmaTf32(c[chain], a, b0, b1);
+      cuda::mmaTf32(c[chain], a, b);
   float s = 0.0f;
 #pragma unroll
   for (int chain = 0; chain < kMmaChains; ++chain)

@@ -30,7 +30,7 @@ struct AssignArgs {
   long long* sums = nullptr;
   double* block_inertia = nullptr;              ///< [block]
   unsigned long long* block_changed = nullptr;  ///< [block]
-  /// [2·block]: rows re-ranked exactly and distances computed (the tensor kernel only).
+  /// [block]: rows re-ranked exactly (the tensor kernel only).
   unsigned long long* block_work = nullptr;
   /// Zeroed by block 0 of the templated kernel for the stages that follow (the iteration's
   /// scalars and the reduce stage's totals); the generic kernel leaves them to memsets.

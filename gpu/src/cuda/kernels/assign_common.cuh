@@ -169,9 +169,10 @@ __device__ __forceinline__ float warpMax(float v) {
   return v;
 }
 
-/// ‖x − c‖² exactly as the CPU backend computes it (d ≤ D coordinates of c, global or shared).
-template <int D>
-__device__ __forceinline__ float exactDistance(const float (&x)[D], const float* c, int d) {
+/// ‖x − c‖² exactly as the CPU backend computes it (d ≤ D coordinates of c, global or shared;
+/// x: D floats in registers, or a pointer to them).
+template <int D, typename X>
+__device__ __forceinline__ float exactDistance(const X& x, const float* c, int d) {
   float s = 0.0f;
 #pragma unroll
   for (int t = 0; t < D; ++t) {

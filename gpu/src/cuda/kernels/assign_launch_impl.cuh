@@ -24,20 +24,27 @@ inline constexpr std::size_t kStaticSharedReserve = 2048;
 /// Per-warp accumulator copies are used while they need at most this much shared memory.
 inline constexpr std::size_t kPerWarpAccumulatorBytes = 64 * 1024;
 
-template <int D, typename LabelT>
-void configureTemplated(AssignPlan& plan, std::size_t n, const DeviceLimits& limits) {
-  constexpr int threads = assignThreads(D);
-  auto kernel = assignKernel<D, LabelT, threads>;
+/// Sets `kernel`'s shared-memory limit to plan.shared_bytes and its launch shape: `threads` per
+/// block, one block per `tile` points, at most as many blocks as fit on the device at once.
+template <typename Kernel>
+void configureKernel(AssignPlan& plan, Kernel kernel, int threads, std::size_t tile, std::size_t n,
+                     const DeviceLimits& limits) {
   KMS_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                       static_cast<int>(plan.shared_bytes)));
   int per_sm = 0;
   KMS_CUDA_CHECK(
       cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, plan.shared_bytes));
   plan.threads = threads;
-  const std::size_t tile = static_cast<std::size_t>(threads) * pointsPerThread(D);
   const std::size_t tiles = (n + tile - 1) / tile;
   plan.blocks = static_cast<int>(std::min<std::size_t>(
       tiles, static_cast<std::size_t>(limits.multiprocessors) * std::max(per_sm, 1)));
+}
+
+template <int D, typename LabelT>
+void configureTemplated(AssignPlan& plan, std::size_t n, const DeviceLimits& limits) {
+  constexpr int threads = assignThreads(D);
+  configureKernel(plan, assignKernel<D, LabelT, threads>, threads,
+                  static_cast<std::size_t>(threads) * pointsPerThread(D), n, limits);
 }
 
 /// Coordinates per lane in accumulateKernel (d ≤ 32·V); the separate pass serves d ≤ 64.
@@ -103,35 +110,17 @@ using ::kms::cuda::tiledSharedBytes;
 
 template <int D, typename LabelT>
 void configureTiled(AssignPlan& plan, std::size_t n, const DeviceLimits& limits) {
-  auto kernel = assignTiledKernel<D, LabelT>;
-  KMS_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                      static_cast<int>(plan.shared_bytes)));
-  int per_sm = 0;
-  KMS_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kTiledThreads,
-                                                               plan.shared_bytes));
-  plan.threads = kTiledThreads;
-  const std::size_t tiles = (n + kTiledPoints - 1) / kTiledPoints;
-  plan.blocks = static_cast<int>(std::min<std::size_t>(
-      tiles, static_cast<std::size_t>(limits.multiprocessors) * std::max(per_sm, 1)));
+  configureKernel(plan, assignTiledKernel<D, LabelT>, kTiledThreads, kTiledPoints, n, limits);
 }
 
 template <int D, typename LabelT>
 void configureTensor(AssignPlan& plan, std::size_t n, const DeviceLimits& limits) {
-  auto kernel = assignTensorKernel<D, LabelT>;
-  KMS_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                      static_cast<int>(plan.shared_bytes)));
-  int per_sm = 0;
-  KMS_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kTensorThreads,
-                                                               plan.shared_bytes));
-  plan.threads = kTensorThreads;
-  const std::size_t tiles = (n + kTensorPoints - 1) / kTensorPoints;
-  plan.blocks = static_cast<int>(std::min<std::size_t>(
-      tiles, static_cast<std::size_t>(limits.multiprocessors) * std::max(per_sm, 1)));
+  configureKernel(plan, assignTensorKernel<D, LabelT>, kTensorThreads, kTensorPoints, n, limits);
 }
 
 /// The tensor-core plan for D = 32 or 64: all centroids staged at once when they fit beside the
-/// points in half a multiprocessor's shared memory (two blocks per SM), else chunks of 8·m.
-/// False when not even one chunk of 8 fits.
+/// points in half a multiprocessor's shared memory (two blocks per SM), else chunks of 32·m.
+/// False when not even one chunk of 32 fits.
 template <typename LabelT>
 bool planTensor(AssignPlan& plan, int D, std::size_t n, int k, std::size_t budget,
                 const DeviceLimits& limits) {

@@ -176,20 +176,6 @@ __device__ float halfDistanceGlobal(const float* x, const float* __restrict__ c,
   return (part[0] + part[1]) + (part[2] + part[3]);
 }
 
-/// ‖x − c‖² exactly as the CPU backend computes it, x a staged point row (shared) and c a
-/// centroid row in global memory (centroids staged in chunks: not all are in shared memory).
-template <int D>
-__device__ float exactDistanceGlobal(const float* x, const float* __restrict__ c, int d) {
-  float sum = 0.0f;
-#pragma unroll 8
-  for (int i = 0; i < D; ++i)
-    if (i < d) {
-      const float diff = exact::sub(x[i], __ldg(c + i));
-      sum = exact::add(sum, exact::mul(diff, diff));
-    }
-  return sum;
-}
-
 template <int D, typename LabelT>
 __global__ void __launch_bounds__(kTensorThreads, 2)
     assignTensorKernel(AssignArgs<LabelT> a, int chunk) {
@@ -276,16 +262,14 @@ __global__ void __launch_bounds__(kTensorThreads, 2)
   };
   // The exact distance from staged point row x to centroid j (all k staged, or from global).
   auto exactTo = [&](const float* x, int j) {
-    return single_chunk
-               ? staged.exactDistance(x, j, d)
-               : exactDistanceGlobal<D>(x, a.centroids + static_cast<std::size_t>(j) * d, d);
+    return single_chunk ? staged.exactDistance(x, j, d)
+                        : exactDistance<D>(x, a.centroids + static_cast<std::size_t>(j) * d, d);
   };
   // The point (0…15) of lane (g, t)'s p-th Nearest3Keys: n-tile p / 2, column 2t + p % 2.
   auto pointOf = [](int p, int tt) { return 8 * (p >> 1) + 2 * tt + (p & 1); };
 
   double inertia = 0.0;
   unsigned changed = 0, reranked = 0;  // per thread: far below 2^32
-  unsigned long long distances = 0;    // work counters (IterationStats)
   const std::size_t stride = static_cast<std::size_t>(gridDim.x) * kTensorPoints;
   // Every warp runs the same number of block steps (the chunked path's barriers need it); a
   // warp whose 16 points lie past n only takes part in those barriers.
@@ -451,7 +435,6 @@ __global__ void __launch_bounds__(kTensorThreads, 2)
     if (group + stride < a.n) fetchPoints(group + stride);
     if (valid && owner) {
       reranked += certain ? 0 : 1;
-      distances += certain ? 1 : pair ? 2 : static_cast<unsigned>(k);
       const float w = weighted ? __ldg(a.weights + gi) : 1.0f;
       inertia += weighted ? static_cast<double>(exact::mul(dist, w)) : static_cast<double>(dist);
       const LabelT new_label = static_cast<LabelT>(label);
@@ -463,12 +446,7 @@ __global__ void __launch_bounds__(kTensorThreads, 2)
   if (a.block_work != nullptr) {
     __syncthreads();  // blockSumScalars' shared storage is reused
     const BlockScalars reranked_total = blockSumScalars<kTensorThreads>(0.0, reranked);
-    __syncthreads();
-    const BlockScalars distances_total = blockSumScalars<kTensorThreads>(0.0, distances);
-    if (tid == 0) {
-      a.block_work[2 * blockIdx.x] = reranked_total.changed;
-      a.block_work[2 * blockIdx.x + 1] = distances_total.changed;
-    }
+    if (tid == 0) a.block_work[blockIdx.x] = reranked_total.changed;
   }
 }
 

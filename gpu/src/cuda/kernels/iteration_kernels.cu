@@ -26,7 +26,7 @@ __global__ void __launch_bounds__(kReduceThreads)
     reduceKernel(const long long* __restrict__ block_sums, int rows, int columns,
                  long long* __restrict__ totals, const double* __restrict__ block_inertia,
                  const unsigned long long* __restrict__ block_changed,
-                 const unsigned long long* __restrict__ block_work, int blocks,
+                 const unsigned long long* __restrict__ block_searched, int blocks,
                  IterationScalars* scalars) {
   if (blockIdx.x == gridDim.x - 1) {
     if (blockIdx.y != 0) return;
@@ -41,20 +41,13 @@ __global__ void __launch_bounds__(kReduceThreads)
       scalars->inertia = total.inertia;
       scalars->changed = total.changed;
     }
-    if (block_work != nullptr) {  // integer sums: any order gives the same totals
-      unsigned long long searched = 0, evaluated = 0;
-      for (int b = threadIdx.x; b < blocks; b += kReduceThreads) {
-        searched += block_work[2 * b];
-        evaluated += block_work[2 * b + 1];
-      }
+    if (block_searched != nullptr) {  // integer sums: any order gives the same total
+      unsigned long long searched = 0;
+      for (int b = threadIdx.x; b < blocks; b += kReduceThreads)
+        searched += block_searched[b];
       __syncthreads();  // blockSumScalars' shared storage is reused
       const BlockScalars searched_total = blockSumScalars<kReduceThreads>(0.0, searched);
-      __syncthreads();
-      const BlockScalars evaluated_total = blockSumScalars<kReduceThreads>(0.0, evaluated);
-      if (threadIdx.x == 0) {
-        scalars->searched = searched_total.changed;
-        scalars->evaluated = evaluated_total.changed;
-      }
+      if (threadIdx.x == 0) scalars->searched = searched_total.changed;
     }
     return;
   }
@@ -306,13 +299,14 @@ __global__ void __launch_bounds__(kUpdateThreads)
 
 void launchReduce(const long long* block_sums, int rows, int columns, long long* totals,
                   const double* block_inertia, const unsigned long long* block_changed,
-                  const unsigned long long* block_work, int blocks, IterationScalars* scalars,
+                  const unsigned long long* block_searched, int blocks, IterationScalars* scalars,
                   cudaStream_t stream) {
   const int column_blocks = (columns + 31) / 32;
   const int slices = columns > 0 ? std::min(kReduceSlices, std::max(1, rows / 16)) : 1;
   const dim3 grid(column_blocks + 1, slices);
-  reduceKernel<<<grid, kReduceThreads, 0, stream>>>(
-      block_sums, rows, columns, totals, block_inertia, block_changed, block_work, blocks, scalars);
+  reduceKernel<<<grid, kReduceThreads, 0, stream>>>(block_sums, rows, columns, totals,
+                                                    block_inertia, block_changed, block_searched,
+                                                    blocks, scalars);
   KMS_CHECK_LAUNCH();
 }
 

@@ -18,9 +18,8 @@ struct IterationScalars {
   int empty_count;
   unsigned int update_blocks_done;
   int converged;
-  /// Tensor kernel: rows re-ranked exactly and distances computed (UpdateParams::reports_work).
+  /// Tensor kernel: rows re-ranked exactly (UpdateParams::reports_searched).
   unsigned long long searched;
-  unsigned long long evaluated;
 };
 
 /// Device state that lives for a whole run (zeroed by initialize).
@@ -44,7 +43,7 @@ struct IterationReport {
   int iteration;
   /// Compact kernels: rows searched over all k (the rest were settled by their bounds), and
   /// point-to-centroid distances computed (a settled row: one). Tensor kernel: rows whose TF32
-  /// ranking left more than one candidate, and exact distances computed.
+  /// ranking left more than one candidate (`evaluated` untouched).
   unsigned long long searched;
   unsigned long long evaluated;
 };
@@ -62,17 +61,17 @@ struct UpdateParams {
   /// The compact kernels' distance bounds follow the centroids through counters->drift: a
   /// re-seed must grow it by its recomputed shift.
   bool tracks_drift = false;
-  /// The report takes IterationScalars::searched and evaluated (the tensor kernel's counts).
-  bool reports_work = false;
+  /// The report takes IterationScalars::searched (the tensor kernel's count).
+  bool reports_searched = false;
 };
 
 /// Sums `rows` rows of integer sums into `totals` (k·(d+1), zeroed before) and the assignment
-/// blocks' inertia/changed (`blocks` slots) into `scalars`, and their work counts ([2·blocks]:
-/// rows searched, distances computed) unless `block_work` is null. With `columns` = 0 only the
+/// blocks' inertia/changed (`blocks` slots) into `scalars`, and their rows searched (`blocks`
+/// slots) unless `block_searched` is null. With `columns` = 0 only the
 /// scalars are reduced (the generic assignment kernel already accumulated the totals).
 void launchReduce(const long long* block_sums, int rows, int columns, long long* totals,
                   const double* block_inertia, const unsigned long long* block_changed,
-                  const unsigned long long* block_work, int blocks, IterationScalars* scalars,
+                  const unsigned long long* block_searched, int blocks, IterationScalars* scalars,
                   cudaStream_t stream);
 
 /// New centroids (means of the exact sums; empty clusters keep the old centroid and are flagged),

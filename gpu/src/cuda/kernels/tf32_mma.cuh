@@ -19,21 +19,8 @@ __device__ __forceinline__ unsigned toTf32(float x) {
 /// Fragment layout (PTX ISA, m16n8k8 .tf32), with g = lane / 4 and t = lane % 4:
 /// a = {(g, t), (g + 8, t), (g, t + 4), (g + 8, t + 4)}, b = {(t, g), (t + 4, g)},
 /// c = {(g, 2t), (g, 2t + 1), (g + 8, 2t), (g + 8, 2t + 1)}.
-__device__ __forceinline__ void mmaTf32(float (&c)[4], const unsigned (&a)[4], unsigned b0,
-                                        unsigned b1) {
-#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
-  asm volatile(
-      "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, "
-      "{%8, %9}, {%0, %1, %2, %3};\n"
-      : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
-      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
-#else
-  __trap();  // planned only on devices of compute capability 8.0 and later
-#endif
-}
-
-/// The same with the A quad and the B pair in vector registers (as 16- and 8-byte loads give
-/// them, so no moves are needed to assemble the operands).
+/// The A quad and the B pair come in vector registers (as 16- and 8-byte loads give them, so no
+/// moves are needed to assemble the operands).
 __device__ __forceinline__ void mmaTf32(float (&c)[4], uint4 a, uint2 b) {
 #if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
   asm volatile(
