@@ -11,4 +11,6 @@ set(KMS_CUDA_SOURCES
   src/cuda/kernels/compact_iteration.cu
   src/cuda/kernels/exact_assign.cu
   src/cuda/kernels/init_kernels.cu
-  src/cuda/kernels/iteration_kernels.cu)
+  src/cuda/kernels/iteration_kernels.cu
+  src/cuda/multi/all_reduce.cpp
+  src/cuda/multi/sharded_engine.cu)

@@ -303,7 +303,11 @@ void ControlsPanel::setSettings(const session::RunSettings& settings) {
   seed_->setValue(int(std::min<std::uint64_t>(c.seed, std::uint64_t(seed_->maximum()))));
   maxIterations_->setValue(c.max_iterations);
   tolerance_->setValue(c.tolerance);
-  backend_->setCurrentIndex(std::max(0, backend_->findData(int(settings.backend))));
+  // "CUDA, all GPUs" is listed only on machines with several; elsewhere it runs on one GPU.
+  int backendIndex = backend_->findData(int(settings.backend));
+  if (backendIndex < 0 && settings.backend == kms::BackendKind::CudaAllGpus)
+    backendIndex = backend_->findData(int(kms::BackendKind::Cuda));
+  backend_->setCurrentIndex(std::max(0, backendIndex));
   colourSpace_->setCurrentIndex(
       std::max(0, colourSpace_->findData(int(settings.clustering.colourSpace))));
   rows_->setCurrentIndex(std::max(0, rows_->findData(int(settings.clustering.compaction))));
@@ -330,6 +334,17 @@ session::RunSettings ControlsPanel::settings() const {
 void ControlsPanel::setCudaStatus(bool available, const QString& description) {
   backend_->setItemData(1, available ? description : tr("Unavailable: %1").arg(description),
                         Qt::ToolTipRole);
+  const int gpus = available ? kms::cudaStatus().device_count : 0;
+  const int allIndex = backend_->findData(int(kms::BackendKind::CudaAllGpus));
+  if (gpus > 1 && allIndex < 0) {
+    backend_->insertItem(2, tr("CUDA, all GPUs (%1)").arg(gpus),
+                         int(kms::BackendKind::CudaAllGpus));
+    backend_->setItemData(2,
+                          tr("Splits the points across all %1 GPUs and adds up their exact sums "
+                             "through NCCL: the same labels and centroids as one GPU")
+                              .arg(gpus),
+                          Qt::ToolTipRole);
+  }
 }
 
 void ControlsPanel::setDatasetInfo(const QString& name, const QString& details) {

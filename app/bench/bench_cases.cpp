@@ -1,9 +1,12 @@
 #include "bench_cases.h"
 
+#include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <fstream>
 #include <random>
 #include <stdexcept>
+#include <thread>
 
 #include "kmeans/compact.h"
 #include "synthetic_photo.h"
@@ -26,6 +29,38 @@ std::vector<float> gaussianMixture(std::size_t n, int d, int groups, std::uint64
     for (int c = 0; c < d; ++c)
       p[i * d + c] = centres[static_cast<std::size_t>(g) * d + c] + noise(rng);
   }
+  return p;
+}
+
+/// gaussianMixture for hundreds of millions of points: blocks of rows drawn in parallel, each
+/// from its own seed (the same data for any thread count).
+std::vector<float> largeGaussianMixture(std::size_t n, int d, int groups, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<float> centre(0.0f, 10.0f);
+  std::vector<float> centres(static_cast<std::size_t>(groups) * d);
+  for (auto& c : centres)
+    c = centre(rng);
+  std::vector<float> p(n * d);
+  constexpr std::size_t kBlock = 1 << 20;
+  const std::size_t blocks = (n + kBlock - 1) / kBlock;
+  std::atomic<std::size_t> next{0};
+  const auto work = [&] {
+    for (std::size_t b = next++; b < blocks; b = next++) {
+      std::mt19937_64 block_rng(seed * 1000003 + b);
+      std::normal_distribution<float> noise(0.0f, 0.35f);
+      std::uniform_int_distribution<int> pick(0, groups - 1);
+      for (std::size_t i = b * kBlock; i < std::min(n, (b + 1) * kBlock); ++i) {
+        const int g = pick(block_rng);
+        for (int c = 0; c < d; ++c)
+          p[i * d + c] = centres[static_cast<std::size_t>(g) * d + c] + noise(block_rng);
+      }
+    }
+  };
+  std::vector<std::thread> threads(std::max(1u, std::thread::hardware_concurrency()));
+  for (auto& t : threads)
+    t = std::thread(work);
+  for (auto& t : threads)
+    t.join();
   return p;
 }
 
@@ -75,6 +110,12 @@ std::vector<BenchCase> benchCases(bool quick, const Photo* photo) {
        64, 256, 0.0, false, false, true},
       {"17695 pts, d=9, k=128", "mix-d9", 17695, 9, 128, 0.010, true},
   };
+  // Several GPUs (issue 10): far above 5 ms per iteration on one H200, about 3 ms, about 1 ms.
+  for (const std::size_t n : quick ? std::vector<std::size_t>{2000000, 500000}
+                                   : std::vector<std::size_t>{200000000, 5000000, 2000000})
+    cases.push_back({std::to_string(n) + " pts, d=16, k=256, all GPUs",
+                     "mix-d16-" + std::to_string(n), n, 16, 256, 0.0, false, false, false, false,
+                     true});
   if (photo) {
     const std::size_t n = photo->pixels.size();
     const std::size_t distinct = distinctColours(photo->pixels.data(), n).rows();
@@ -112,6 +153,8 @@ BenchData benchData(const BenchCase& c, const Photo* photo) {
       for (int ch = 0; ch < 3; ++ch)
         data.values[3 * r + ch] = float((colours.keys[r] >> (16 - 8 * ch)) & 0xffu) / 255.0f;
     data.counts = std::move(colours.counts);
+  } else if (c.all_gpus) {
+    data.values = largeGaussianMixture(c.n, c.d, 2 * c.k, 2000 + c.d);
   } else {
     data.values = gaussianMixture(c.n, c.d, c.d == 1 ? 24 : 2 * c.k, 1000 + c.d);
   }

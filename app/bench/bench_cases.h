@@ -23,6 +23,9 @@ struct BenchCase {
   /// Run without tensor cores (EngineOptions::cuda_tensor_cores = false): the FP32 SIMT kernel,
   /// for comparison.
   bool simt = false;
+  /// Run on every GPU of the machine (rows sharded, sums all-reduced through NCCL) and on one,
+  /// for the speed-up; skipped on machines with one GPU.
+  bool all_gpus = false;
 };
 
 /// A case's data: n × d values, and counts for compact cases.

@@ -52,6 +52,7 @@ struct Result {
   double min_ms = 0;
   double wall_ms = 0;  // median host wall time of one step() call
   double assign_ms = 0, reduce_ms = 0, update_ms = 0;
+  double communication_ms = 0;  ///< several GPUs: the all-reduce between reduce and update
   /// Median fraction of rows searched over all k (the rest settled by bounds); −1: not tracked.
   double searched = -1;
   double skipped = -1;  ///< median fraction of the n·k distances not computed; −1: not tracked
@@ -76,7 +77,7 @@ Result timeEngine(kms::Engine& engine, const BenchCase& c, const kms::bench::Ben
   engine.initialize(config);
   for (int i = 0; i < warmup; ++i)
     engine.step();
-  std::vector<double> compute, wall, assign, reduce, update, searched, skipped;
+  std::vector<double> compute, wall, assign, reduce, update, communication, searched, skipped;
   for (int i = 0; i < iterations; ++i) {
     const auto t0 = std::chrono::steady_clock::now();
     const kms::IterationStats s = engine.step();
@@ -86,6 +87,7 @@ Result timeEngine(kms::Engine& engine, const BenchCase& c, const kms::bench::Ben
     assign.push_back(s.ms.assign_ms);
     reduce.push_back(s.ms.reduce_ms);
     update.push_back(s.ms.update_ms);
+    communication.push_back(s.ms.communication_ms);
     if (s.rows_searched >= 0) searched.push_back(double(s.rows_searched) / double(c.n));
     if (s.distances_computed >= 0)
       skipped.push_back(1.0 - double(s.distances_computed) / (double(c.n) * c.k));
@@ -98,6 +100,7 @@ Result timeEngine(kms::Engine& engine, const BenchCase& c, const kms::bench::Ben
   r.assign_ms = median(assign);
   r.reduce_ms = median(reduce);
   r.update_ms = median(update);
+  r.communication_ms = median(communication);
   if (!searched.empty()) r.searched = median(searched);
   if (!skipped.empty()) r.skipped = median(skipped);
   r.iterations = iterations;
@@ -108,6 +111,44 @@ std::string fmt(const char* f, double v) {
   char buf[64];
   std::snprintf(buf, sizeof buf, f, v);
   return buf;
+}
+
+/// A case on one GPU and on all of them, same data and seed: the speed-up, the all-reduce's
+/// share of the iteration, and whether labels and centroids came out bit-identical. Returns a
+/// markdown row.
+std::string timeAcrossGpus(const BenchCase& c, const kms::bench::BenchData& data, int warmup,
+                           int iterations) {
+  kms::Snapshot one, all;
+  kms::EngineOptions options;
+  Result single, sharded;
+  std::string devices;
+  {
+    auto engine = kms::createEngine(kms::BackendKind::Cuda, options).engine;
+    single = timeEngine(*engine, c, data, warmup, iterations);
+    engine->snapshot(one);
+  }
+  options.cuda_all_devices = true;
+  {
+    auto engine = kms::createEngine(kms::BackendKind::Cuda, options).engine;
+    sharded = timeEngine(*engine, c, data, warmup, iterations);
+    engine->snapshot(all);
+    devices = engine->info().device;
+  }
+  const bool identical =
+      one.iteration == all.iteration && one.labels == all.labels && one.centroids == all.centroids;
+  const double speedup = single.median_ms / sharded.median_ms;
+  const double share = sharded.communication_ms / sharded.median_ms;
+  std::printf(
+      "%-34s 1 GPU %.4f ms, %s: %.4f ms/iter (assign %.4f, reduce %.4f, all-reduce %.4f, "
+      "update %.4f) — %.2f× faster, all-reduce %.2f%% of the iteration; labels and centroids "
+      "after %d iterations %s\n",
+      c.name.c_str(), single.median_ms, devices.c_str(), sharded.median_ms, sharded.assign_ms,
+      sharded.reduce_ms, sharded.communication_ms, sharded.update_ms, speedup, 100.0 * share,
+      one.iteration, identical ? "bit-identical to one GPU" : "DIFFERENT from one GPU");
+  return "| " + c.name + " | " + fmt("%.4f", single.median_ms) + " | " +
+         fmt("%.4f", sharded.median_ms) + " | " + fmt("%.2f×", speedup) + " | " +
+         fmt("%.4f", sharded.communication_ms) + " | " + fmt("%.2f%%", 100.0 * share) + " | " +
+         (identical ? "yes" : "NO") + " |\n";
 }
 
 Options parse(int argc, char** argv) {
@@ -281,8 +322,24 @@ int main(int argc, char** argv) {
   }
   const kms::bench::Photo* photo_ptr = photo ? &*photo : nullptr;
   std::map<std::string, kms::bench::BenchData> data_sets;
+  std::ostringstream multi_table;
+  const int gpus = ceilings ? kms::cudaStatus().device_count : 0;
   for (const BenchCase& c : kms::bench::benchCases(opt.quick, photo_ptr)) {
     if (!opt.only.empty() && c.name.find(opt.only) == std::string::npos) continue;
+    if (c.all_gpus) {
+      if (gpus < 2) {
+        std::printf("%-34s skipped: needs two or more GPUs (%d here)\n", c.name.c_str(), gpus);
+        continue;
+      }
+      try {
+        const kms::bench::BenchData data = kms::bench::benchData(c, photo_ptr);
+        multi_table << timeAcrossGpus(c, data, opt.warmup, opt.iterations);
+      } catch (const kms::Error& e) {
+        std::fprintf(stderr, "%s: %s\n", c.name.c_str(), e.what());
+        return 3;
+      }
+      continue;
+    }
     if (!data_sets.count(c.data_key)) data_sets[c.data_key] = kms::bench::benchData(c, photo_ptr);
     const kms::bench::BenchData& data = data_sets[c.data_key];
     std::vector<Result> results;
@@ -352,6 +409,14 @@ int main(int argc, char** argv) {
     }
   }
   std::printf("\n%s", table.str().c_str());
+  std::string multi;
+  if (!multi_table.str().empty()) {
+    multi =
+        "\n| case (all GPUs) | 1 GPU ms/iter | all GPUs ms/iter | speed-up | all-reduce ms | "
+        "all-reduce share | identical to 1 GPU |\n|---|---|---|---|---|---|---|\n" +
+        multi_table.str();
+    std::printf("%s", multi.c_str());
+  }
   if (!opt.markdown.empty()) {
     std::ofstream out(opt.markdown);
     out << "Device: " << (ceilings ? ceilings->device : std::string("none (CPU only)"));
@@ -362,7 +427,7 @@ int main(int argc, char** argv) {
           << fmt("%.1f", ceilings->host_to_device_gbs) << " GB/s";
     out << "; CPU: " << cpu_threads << " threads; " << opt.iterations << " timed iterations after "
         << opt.warmup << " warm-up (CPU: " << opt.cpu_iterations << ")\n\n"
-        << compaction << (compaction.empty() ? "" : "\n") << table.str();
+        << compaction << (compaction.empty() ? "" : "\n") << table.str() << multi;
     if (!out) {
       std::fprintf(stderr, "kmeans-bench: cannot write %s\n", opt.markdown.c_str());
       return 4;

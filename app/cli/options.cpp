@@ -124,7 +124,12 @@ CliOptions parseCommandLine(const QStringList& arguments) {
        "1e-4).",
        "T", "1e-4"},
       {"empty-clusters", "Empty cluster policy: reseed (default) or keep.", "POLICY", "reseed"},
-      {"backend", "auto (default), cuda or cpu.", "BACKEND", "auto"},
+      {"backend", "auto (default), cuda, cuda-all (every GPU) or cpu.", "BACKEND", "auto"},
+      {"devices",
+       "CUDA GPUs to run on: numbers separated by commas (0,1) or all. Several GPUs split the "
+       "points between them and add up their exact sums through NCCL: the same labels and "
+       "centroids as one GPU, bit for bit. Default: GPU 0.",
+       "LIST"},
       {"threads", "CPU backend threads (default 0 = all).", "N", "0"},
       {"out-image", "Write the quantised image (image input only).", "FILE"},
       {"out-palette",
@@ -187,7 +192,18 @@ CliOptions parseCommandLine(const QStringList& arguments) {
   options.config.tolerance = doubleValue(parser, "tol");
   options.config.empty_clusters =
       choice(parser, "empty-clusters", parseEmptyClusterPolicy, "reseed or keep");
-  options.backend = choice(parser, "backend", parseBackendKind, "auto, cuda or cpu");
+  options.backend = choice(parser, "backend", parseBackendKind, "auto, cuda, cuda-all or cpu");
+  if (parser.isSet("devices")) {
+    if (options.backend == BackendKind::Cpu)
+      throw UsageError("--devices chooses GPUs, but --backend is cpu; drop one of them");
+    EngineOptions devices;
+    const std::string error = parseDeviceList(parser.value("devices").toStdString(), devices);
+    if (!error.empty()) throw UsageError("--devices: " + error);
+    options.devices = devices.cuda_devices;
+    options.allDevices = devices.cuda_all_devices;
+    // GPUs were asked for by number: no quiet fallback to the CPU.
+    if (options.backend == BackendKind::Auto) options.backend = BackendKind::Cuda;
+  }
   options.threads = intValue(parser, "threads", 0);
   options.restarts = intValue(parser, "restarts", 1);
   options.clustering.colourSpace =
@@ -233,6 +249,14 @@ CliOptions parseCommandLine(const QStringList& arguments) {
                          "alone)");
   }
   return options;
+}
+
+EngineOptions engineOptionsFor(const CliOptions& options) {
+  EngineOptions engine;
+  engine.cpu_threads = options.threads;
+  engine.cuda_devices = options.devices;
+  engine.cuda_all_devices = options.allDevices;
+  return engine;
 }
 
 }  // namespace kms::app::cli

@@ -6,6 +6,7 @@
 
 #include <optional>
 #include <stdexcept>
+#include <vector>
 
 #include "core/cluster_input.h"
 #include "core/dither.h"
@@ -24,7 +25,10 @@ struct CliOptions {
   std::optional<GeneratorParams> generate;  ///< synthetic data instead of a file
   KMeansConfig config;
   BackendKind backend = BackendKind::Auto;
-  int threads = 0;               ///< CPU backend threads; 0 = all
+  int threads = 0;  ///< CPU backend threads; 0 = all
+  /// --devices: GPUs to spread the run across (EngineOptions::cuda_devices, cuda_all_devices).
+  std::vector<int> devices;
+  bool allDevices = false;
   ClusteringOptions clustering;  ///< colour space and compaction
   int restarts = 1;              ///< seeded starts; the lowest inertia wins
   DitherMode dither = DitherMode::None;
@@ -49,6 +53,9 @@ struct CliOptions {
     return false;
   }
 };
+
+/// The engine options the command line asked for (threads, GPUs).
+EngineOptions engineOptionsFor(const CliOptions& options);
 
 /// A command line that cannot be used; what() says why in one line.
 class UsageError : public std::runtime_error {

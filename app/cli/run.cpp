@@ -134,9 +134,7 @@ State readState(Engine& engine, const ClusteringInput& input, Snapshot& snapshot
 
 Result cluster(const CliOptions& options, const Dataset& data, const ClusteringInput& input,
                const Console& console) {
-  EngineOptions engineOptions;
-  engineOptions.cpu_threads = options.threads;
-  const CreatedEngine created = createEngine(options.backend, engineOptions);
+  const CreatedEngine created = createEngine(options.backend, engineOptionsFor(options));
   Engine& engine = *created.engine;
   printHeader(console, data, input, created, options);
 

@@ -14,9 +14,7 @@
 namespace kms::app::cli {
 
 int runSweepCommand(const CliOptions& options, const ClusteringInput& input) {
-  EngineOptions engineOptions;
-  engineOptions.cpu_threads = options.threads;
-  const CreatedEngine created = createEngine(options.backend, engineOptions);
+  const CreatedEngine created = createEngine(options.backend, engineOptionsFor(options));
   Engine& engine = *created.engine;
   engine.setData(input.view());
   SweepOptions sweep;

@@ -34,6 +34,7 @@ void addQuality(QJsonObject& object, const Quality& q) {
 QJsonObject iterationObject(const IterationStats& s, std::size_t n) {
   const QJsonObject ms{{"assign", s.ms.assign_ms},
                        {"reduce", s.ms.reduce_ms},
+                       {"communication", s.ms.communication_ms},
                        {"update", s.ms.update_ms},
                        {"copy", s.ms.copy_ms},
                        {"compute", s.ms.computeMs()}};

@@ -61,7 +61,8 @@ std::optional<StudioOptions> parseStudioOptions(const QCoreApplication& app) {
   const QCommandLineOption seed = opt("seed", "Random seed of the initialisation.", "s");
   const QCommandLineOption maxIter = opt("max-iterations", "Iteration limit.", "n");
   const QCommandLineOption tolerance = opt("tolerance", "Convergence tolerance.", "t");
-  const QCommandLineOption backend = opt("backend", "auto, cuda or cpu.", "kind");
+  const QCommandLineOption backend =
+      opt("backend", "auto, cuda, cuda-all (every GPU) or cpu.", "kind");
   const QCommandLineOption colourSpace =
       opt("colour-space", "Pictures: srgb, linear, lab or oklab.", "space");
   const QCommandLineOption compaction = opt(
@@ -154,7 +155,7 @@ std::optional<StudioOptions> parseStudioOptions(const QCoreApplication& app) {
     if (parser.isSet(tolerance)) o.tolerance = toDouble(parser.value(tolerance), "tolerance", 0.0);
     if (parser.isSet(backend)) {
       o.backend = kms::parseBackendKind(parser.value(backend).toLower().toStdString());
-      if (!o.backend) throw Failure{QStringLiteral("--backend takes auto, cuda or cpu")};
+      if (!o.backend) throw Failure{QStringLiteral("--backend takes auto, cuda, cuda-all or cpu")};
     }
     if (parser.isSet(colourSpace)) {
       o.colourSpace = kms::app::parseColourSpace(parser.value(colourSpace).toLower().toStdString());

@@ -18,6 +18,10 @@ std::unique_ptr<Engine> createEngine(const EngineOptions&) {
   throw DeviceError("CUDA backend unavailable: " + probe(0).reason);
 }
 
+std::unique_ptr<Engine> createSingleEngine(const EngineOptions& options) {
+  return createEngine(options);
+}
+
 }  // namespace kms::cuda
 
 namespace kms {

@@ -1,3 +1,5 @@
+#include <algorithm>
+#include <charconv>
 #include <cstdlib>
 #include <mutex>
 
@@ -16,6 +18,8 @@ std::string_view toString(BackendKind kind) {
       return "cuda";
     case BackendKind::Cpu:
       return "cpu";
+    case BackendKind::CudaAllGpus:
+      return "cuda-all";
   }
   return "?";
 }
@@ -24,6 +28,7 @@ std::optional<BackendKind> parseBackendKind(std::string_view text) {
   if (text == "auto") return BackendKind::Auto;
   if (text == "cuda" || text == "gpu") return BackendKind::Cuda;
   if (text == "cpu") return BackendKind::Cpu;
+  if (text == "cuda-all" || text == "all-gpus") return BackendKind::CudaAllGpus;
   return std::nullopt;
 }
 
@@ -51,15 +56,53 @@ int faultAtIteration(const EngineOptions& options) {
 
 }  // namespace
 
-CreatedEngine createEngine(BackendKind kind, const EngineOptions& options) {
+std::string parseDeviceList(std::string_view text, EngineOptions& options) {
+  if (text == "all") {
+    options.cuda_all_devices = true;
+    options.cuda_devices.clear();
+    return {};
+  }
+  std::vector<int> devices;
+  std::size_t begin = 0;
+  while (begin <= text.size()) {
+    const std::size_t comma = std::min(text.find(',', begin), text.size());
+    const std::string_view entry = text.substr(begin, comma - begin);
+    int value = 0;
+    const auto [end, error] = std::from_chars(entry.data(), entry.data() + entry.size(), value);
+    if (entry.empty() || error != std::errc() || end != entry.data() + entry.size() || value < 0) {
+      std::string message = "\"";  // appended piece by piece: GCC 12 warns on "…" + string
+      message.append(entry);
+      message.append(
+          "\" is not a GPU number; give \"all\" or numbers separated by commas, "
+          "e.g. 0,1.");
+      return message;
+    }
+    if (std::find(devices.begin(), devices.end(), value) != devices.end())
+      return "GPU " + std::to_string(value) + " is listed twice.";
+    devices.push_back(value);
+    begin = comma + 1;
+  }
+  options.cuda_all_devices = false;
+  options.cuda_devices = std::move(devices);
+  return {};
+}
+
+CreatedEngine createEngine(BackendKind kind, const EngineOptions& requested) {
   CreatedEngine created;
+  EngineOptions options = requested;
+  if (kind == BackendKind::CudaAllGpus) {
+    options.cuda_all_devices = true;
+    kind = BackendKind::Cuda;
+  }
   if (kind == BackendKind::Cpu) {
     created.engine = createCpuEngine(options.cpu_threads);
     created.kind = BackendKind::Cpu;
     return created;
   }
-  const CudaStatus status =
-      options.cuda_device == 0 ? cudaStatus() : cuda::probe(options.cuda_device);
+  const int first = options.cuda_devices.empty() || options.cuda_all_devices
+                        ? options.cuda_device
+                        : options.cuda_devices.front();
+  const CudaStatus status = first == 0 ? cudaStatus() : cuda::probe(first);
   if (status.available) {
     try {
       EngineOptions resolved = options;

@@ -297,6 +297,14 @@ TEST(Cli, SweepReportsEveryKAndTheElbow) {
             1);
 }
 
+TEST(Cli, GpusAskedForByNumberDoNotFallBackToTheCpu) {
+  if (kms::cudaStatus().available) GTEST_SKIP() << "a CUDA device is present";
+  const CliRun run = runCli({sample("blobs-2d.csv"), "-k", "3", "--devices", "0,1"});
+  EXPECT_EQ(run.exitCode, 3) << run.err.toStdString();
+  EXPECT_TRUE(run.err.contains(QStringLiteral("CUDA backend unavailable")))
+      << run.err.toStdString();
+}
+
 TEST(Cli, BadArgumentsExitWithOne) {
   const QString csv = sample("blobs-2d.csv");
   const std::vector<std::pair<QStringList, const char*>> cases = {
@@ -304,7 +312,11 @@ TEST(Cli, BadArgumentsExitWithOne) {
       {{csv, "-k", "zero"}, "-k needs an integer ≥ 1, not 'zero'"},
       {{csv, "-k", "0"}, "needs an integer ≥ 1"},
       {{csv, "-k", "3", "--init", "magic"}, "--init needs greedy, kmeans++ or random"},
-      {{csv, "-k", "3", "--backend", "tpu"}, "--backend needs auto, cuda or cpu"},
+      {{csv, "-k", "3", "--backend", "tpu"}, "--backend needs auto, cuda, cuda-all or cpu"},
+      {{csv, "-k", "3", "--devices", "0,0"}, "--devices: GPU 0 is listed twice."},
+      {{csv, "-k", "3", "--devices", "one"}, "--devices: \"one\" is not a GPU number"},
+      {{csv, "-k", "3", "--backend", "cpu", "--devices", "0"},
+       "--devices chooses GPUs, but --backend is cpu"},
       {{csv, "-k", "3", "--tol", "-1"}, "--tol needs a number ≥ 0"},
       {{csv, "-k", "3", "--frobnicate"}, "Unknown option 'frobnicate'"},
       {{"-k", "3"}, "missing INPUT"},

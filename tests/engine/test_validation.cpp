@@ -133,6 +133,48 @@ TEST(Backend, ParsesNamesAndCreatesCpu) {
   EXPECT_EQ(created.engine->info().backend, "cpu");
 }
 
+TEST(Backend, ParsesGpuLists) {
+  EXPECT_EQ(parseBackendKind("cuda-all"), BackendKind::CudaAllGpus);
+  EXPECT_EQ(parseBackendKind("all-gpus"), BackendKind::CudaAllGpus);
+  EXPECT_EQ(toString(BackendKind::CudaAllGpus), "cuda-all");
+  EngineOptions options;
+  EXPECT_EQ(parseDeviceList("0,1", options), "");
+  EXPECT_EQ(options.cuda_devices, (std::vector<int>{0, 1}));
+  EXPECT_FALSE(options.cuda_all_devices);
+  EXPECT_EQ(parseDeviceList("3", options), "");
+  EXPECT_EQ(options.cuda_devices, (std::vector<int>{3}));
+  EXPECT_EQ(parseDeviceList("all", options), "");
+  EXPECT_TRUE(options.cuda_all_devices);
+  EXPECT_TRUE(options.cuda_devices.empty());
+  EngineOptions untouched;
+  EXPECT_EQ(parseDeviceList("0,0", untouched), "GPU 0 is listed twice.");
+  EXPECT_NE(parseDeviceList("0,x", untouched).find("\"x\" is not a GPU number"), std::string::npos);
+  EXPECT_NE(parseDeviceList("", untouched).find("is not a GPU number"), std::string::npos);
+  EXPECT_NE(parseDeviceList("1,", untouched).find("is not a GPU number"), std::string::npos);
+  EXPECT_NE(parseDeviceList("-1", untouched).find("is not a GPU number"), std::string::npos);
+  EXPECT_TRUE(untouched.cuda_devices.empty());  // a bad list changes nothing
+}
+
+TEST(Backend, SeveralGpusWithoutADeviceFailWithTheReason) {
+  const CudaStatus status = cudaStatus();
+  if (status.available) GTEST_SKIP() << "a CUDA device is present: " << status.device;
+  for (const BackendKind kind : {BackendKind::Cuda, BackendKind::CudaAllGpus}) {
+    EngineOptions options;
+    options.cuda_devices = {0, 1};
+    try {
+      createEngine(kind, options);
+      FAIL() << "expected DeviceError";
+    } catch (const DeviceError& e) {
+      EXPECT_NE(std::string(e.what()).find("CUDA backend unavailable"), std::string::npos)
+          << e.what();
+    }
+  }
+  EngineOptions options;
+  options.cuda_all_devices = true;
+  const CreatedEngine created = createEngine(BackendKind::Auto, options);  // falls back
+  EXPECT_EQ(created.kind, BackendKind::Cpu);
+}
+
 TEST(Backend, AutoFallsBackToCpuWithAReasonWhenNoDevice) {
   const CudaStatus status = cudaStatus();
   if (status.available) GTEST_SKIP() << "a CUDA device is present: " << status.device;

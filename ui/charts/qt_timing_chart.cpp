@@ -14,8 +14,8 @@
 namespace kms::ui {
 namespace {
 
-const std::array<QColor, 4> kStageColours = {QColor(0x4e79a7), QColor(0xf28e2b), QColor(0x59a14f),
-                                             QColor(0xbab0ac)};
+const std::array<QColor, QtTimingChart::kStages> kStageColours = {
+    QColor(0x4e79a7), QColor(0xf28e2b), QColor(0xb07aa1), QColor(0x59a14f), QColor(0xbab0ac)};
 
 double median(std::vector<double> values) {
   const std::size_t mid = values.size() / 2;
@@ -79,8 +79,9 @@ QtTimingChart::QtTimingChart(QWidget* parent)
   }
   chart_->addAxis(axisX_, Qt::AlignBottom);
   chart_->addAxis(axisY_, Qt::AlignLeft);
-  const QString names[4] = {tr("Assign"), tr("Reduce"), tr("Update"), tr("Copy-out")};
-  for (std::size_t s = 0; s < 4; ++s) {
+  const QString names[kStages] = {tr("Assign"), tr("Reduce"), tr("Communication"), tr("Update"),
+                                  tr("Copy-out")};
+  for (std::size_t s = 0; s < kStages; ++s) {
     upper_[s] = new QLineSeries(chart_);
     lower_[s] = new QLineSeries(chart_);
     areas_[s] = new QAreaSeries(upper_[s], lower_[s]);
@@ -119,14 +120,17 @@ void QtTimingChart::append(const std::vector<session::IterationRecord>& records)
     const kms::StageTimings& ms = record.stats.ms;
     Row row;
     row.iteration = record.stats.iteration;
-    row.stage = {ms.assign_ms, ms.reduce_ms, ms.update_ms, ms.copy_ms};
+    row.stage = {ms.assign_ms, ms.reduce_ms, ms.communication_ms, ms.update_ms, ms.copy_ms};
     rows_.push_back(row);
     // The median of the last kMedianWindow iterations, computed once per iteration.
     window.clear();
     const std::size_t first = rows_.size() > kMedianWindow ? rows_.size() - kMedianWindow : 0;
     for (std::size_t i = first; i < rows_.size(); ++i) {
       const auto& st = rows_[i].stage;
-      window.push_back(st[0] + st[1] + st[2] + st[3]);
+      double sum = 0.0;
+      for (const double stage : st)
+        sum += stage;
+      window.push_back(sum);
     }
     rows_.back().median = median(window);
   }
@@ -139,7 +143,8 @@ void QtTimingChart::refresh() {
   // Bucket long runs into at most kMaxColumns columns (means per bucket).
   const std::size_t n = rows_.size();
   const std::size_t buckets = std::min(n, kMaxColumns);
-  std::array<QList<QPointF>, 4> upper, lower;
+  std::array<QList<QPointF>, kStages> upper, lower;
+  bool communication = false;  // shown only for runs across several GPUs
   QList<QPointF> medianPoints;
   double top = 0.0;
   for (std::size_t b = 0; b < buckets; ++b) {
@@ -148,13 +153,14 @@ void QtTimingChart::refresh() {
     for (std::size_t i = from; i < to; ++i) {
       mean.iteration += rows_[i].iteration;
       mean.median += rows_[i].median;
-      for (std::size_t s = 0; s < 4; ++s)
+      for (std::size_t s = 0; s < kStages; ++s)
         mean.stage[s] += rows_[i].stage[s];
+      communication = communication || rows_[i].stage[kCommunication] > 0.0;
     }
     const double count = double(to - from);
     double base = 0.0;
     const double x = mean.iteration / count;
-    for (std::size_t s = 0; s < 4; ++s) {
+    for (std::size_t s = 0; s < kStages; ++s) {
       lower[s].append(QPointF(x, base));
       base += mean.stage[s] / count;
       upper[s].append(QPointF(x, base));
@@ -162,10 +168,11 @@ void QtTimingChart::refresh() {
     medianPoints.append(QPointF(x, mean.median / count));
     top = std::max(top, base);
   }
-  for (std::size_t s = 0; s < 4; ++s) {
+  for (std::size_t s = 0; s < kStages; ++s) {
     upper_[s]->replace(upper[s]);
     lower_[s]->replace(lower[s]);
   }
+  areas_[kCommunication]->setVisible(communication);
   median_->replace(medianPoints);
   const double lastIteration = n ? rows_.back().iteration : 0.0;
   setNiceTicks(axisX_, 0.0, std::max(lastIteration, 5.0), 6, true, false);

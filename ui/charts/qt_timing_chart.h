@@ -1,4 +1,5 @@
-// TimingChart with Qt Charts: the stages of each iteration (assign, reduce, update, copy-out)
+// TimingChart with Qt Charts: the stages of each iteration (assign, reduce, communication between
+// GPUs, update, copy-out)
 // stacked as areas, with the running median of their sum as a line. Long runs are bucketed to
 // at most kMaxColumns points so redraws stay cheap; the median is computed on every iteration.
 #pragma once
@@ -22,6 +23,9 @@ class QtTimingChart : public TimingChart {
  public:
   static constexpr std::size_t kMaxColumns = 600;
   static constexpr std::size_t kMedianWindow = 15;
+  /// Assign, reduce, communication (several GPUs only; hidden otherwise), update, copy-out.
+  static constexpr std::size_t kStages = 5;
+  static constexpr std::size_t kCommunication = 2;
 
   explicit QtTimingChart(QWidget* parent = nullptr);
 
@@ -34,15 +38,15 @@ class QtTimingChart : public TimingChart {
  private:
   struct Row {
     double iteration = 0.0;
-    std::array<double, 4> stage{};  // assign, reduce, update, copy
-    double median = 0.0;            // running median of the stage sums up to here
+    std::array<double, kStages> stage{};  // assign, reduce, communication, update, copy
+    double median = 0.0;                  // running median of the stage sums up to here
   };
 
   QChart* chart_;
   QChartView* view_;
-  std::array<QLineSeries*, 4> upper_{};
-  std::array<QLineSeries*, 4> lower_{};
-  std::array<QAreaSeries*, 4> areas_{};
+  std::array<QLineSeries*, kStages> upper_{};
+  std::array<QLineSeries*, kStages> lower_{};
+  std::array<QAreaSeries*, kStages> areas_{};
   QLineSeries* median_;
   QValueAxis* axisX_;
   QValueAxis* axisY_;

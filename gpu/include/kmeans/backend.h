@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "kmeans/engine.h"
 
@@ -15,10 +16,13 @@ enum class BackendKind {
   Auto,  ///< CUDA when a usable device is present, else CPU (with the reason)
   Cuda,
   Cpu,
+  /// CUDA on every GPU of the machine, the rows sharded across them (EngineOptions::
+  /// cuda_all_devices); one GPU when there is only one.
+  CudaAllGpus,
 };
 
 std::string_view toString(BackendKind kind);
-/// Accepts "auto", "cuda" (also "gpu") and "cpu".
+/// Accepts "auto", "cuda" (also "gpu"), "cpu" and "cuda-all" (also "all-gpus").
 std::optional<BackendKind> parseBackendKind(std::string_view text);
 
 /// Whether the CUDA backend can run here, and why not.
@@ -27,6 +31,7 @@ struct CudaStatus {
   bool available = false;  ///< compiled and a device answered
   std::string device;      ///< device name when available
   std::string reason;      ///< why not available ("built without CUDA", "no CUDA device: ...")
+  int device_count = 0;    ///< CUDA devices present (0 when none answered)
 };
 
 /// Probes the CUDA runtime once per process (cached). Never throws.
@@ -34,7 +39,15 @@ CudaStatus cudaStatus();
 
 struct EngineOptions {
   int cpu_threads = 0;  ///< CPU backend threads; ≤ 0 = all hardware threads
-  int cuda_device = 0;  ///< CUDA device ordinal
+  int cuda_device = 0;  ///< CUDA device ordinal (one GPU)
+  /// GPUs to spread one run across: distinct CUDA ordinals. Two or more shard the rows across
+  /// them — each GPU assigns and sums its rows, NCCL all-reduces the exact integer sums — with
+  /// labels and centroids bit-identical to one GPU's run. Empty: cuda_device alone. NCCL is
+  /// loaded at run time (libnccl.so.2, or the library named by KMS_NCCL_LIBRARY); without it a
+  /// multi-GPU engine fails to start with a DeviceError naming the library.
+  std::vector<int> cuda_devices;
+  /// Every GPU of the machine (overrides cuda_devices and cuda_device).
+  bool cuda_all_devices = false;
   /// Tests only: the CUDA engine's step() number N (≥ 1) first runs a kernel that traps, as a
   /// broken kernel would — the CUDA context is lost, that step throws DeviceError with CUDA's
   /// message and so does every later call. 0 (the default): never. The CPU backend ignores it.
@@ -60,6 +73,10 @@ struct CreatedEngine {
 /// Creates an engine. With Cuda and no usable device, throws DeviceError with the reason.
 /// With Auto, falls back to the CPU and says why in CreatedEngine::note.
 CreatedEngine createEngine(BackendKind kind, const EngineOptions& options = {});
+
+/// Parses a GPU list: "all", or distinct ordinals separated by commas ("0,1"). Sets `options`'
+/// cuda_devices / cuda_all_devices; returns an error sentence (naming the bad entry) or "".
+std::string parseDeviceList(std::string_view text, EngineOptions& options);
 
 /// The CPU backend directly (used as the reference in tests).
 std::unique_ptr<Engine> createCpuEngine(int threads = 0);

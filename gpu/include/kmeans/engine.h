@@ -19,11 +19,14 @@ struct StageTimings {
   double assign_ms = 0.0;  ///< nearest-centroid search (fused with the per-block partial sums)
   double reduce_ms = 0.0;  ///< reduction of partial sums, inertia and changed count
   double update_ms = 0.0;  ///< new centroids, empty clusters, shift and convergence test
+  /// Several GPUs: the all-reduce of the partial sums between reduce and update, including the
+  /// wait for the slowest GPU's sums (0 on one device).
+  double communication_ms = 0.0;
   /// Snapshot copy to the host (GPU: on the copy stream, overlapped with compute). Reported once,
   /// by the first step after the copy finished, and in the captured snapshot itself.
   double copy_ms = 0.0;
   /// Compute time of the iteration (copy-out runs beside it and is not included).
-  double computeMs() const { return assign_ms + reduce_ms + update_ms; }
+  double computeMs() const { return assign_ms + reduce_ms + communication_ms + update_ms; }
 };
 
 /// What one Lloyd iteration did.
@@ -71,6 +74,7 @@ struct Snapshot {
 struct BackendInfo {
   std::string backend;  ///< "cpu" or "cuda"
   std::string device;   ///< e.g. "NVIDIA H100 80GB HBM3" or "CPU, 16 threads"
+  int devices = 1;      ///< GPUs the run is sharded across (1: one device, or the CPU)
 };
 
 /// Exact Lloyd k-means. Typical use:

@@ -135,6 +135,11 @@ std::size_t CudaEngine::deviceBytes() const {
 }
 
 void CudaEngine::setData(const DataView& data) {
+  shard_ = false;
+  loadData(data, nullptr);
+}
+
+void CudaEngine::loadData(const DataView& data, const DataSummary* given) {
   activate();
   if (data.n > static_cast<std::size_t>(INT32_MAX))
     throw InvalidArgument(
@@ -147,8 +152,10 @@ void CudaEngine::setData(const DataView& data) {
   const std::size_t data_bytes = n * d * sizeof(float) + (data.weights ? n * sizeof(float) : 0) +
                                  (data.counts ? n * sizeof(std::uint32_t) : 0);
   const bool on_device = n == 0 || d == 0 || fitsOnDevice(data_bytes, n);
-  DataSummary summary = summarizeData(data);
-  const std::array<float, kMaxAxisDims> axis = principalAxis(data.points, n, d);
+  DataSummary summary = given ? *given : summarizeData(data);
+  // The principal axis serves only the compact kernels, which shards do not use.
+  const std::array<float, kMaxAxisDims> axis =
+      given ? std::array<float, kMaxAxisDims>{1.0f} : principalAxis(data.points, n, d);
   copy_.synchronize();
   compute_.synchronize();
   graphs_.clear();
@@ -200,13 +207,33 @@ void CudaEngine::setData(const DataView& data) {
   converged_ = false;
 }
 
+void CudaEngine::releaseData() {
+  activate();
+  copy_.synchronize();
+  compute_.synchronize();
+  graphs_.clear();
+  initialized_ = false;
+  has_data_ = false;
+  for (auto* b : {&coord_scale_, &centroids_[0], &centroids_[1], &staged_centroids_})
+    b->release();
+  points_.release();
+  weights_.release();
+  counts_.release();
+  labels_.release();
+  block_sums_.release();
+  totals_.release();
+  global_totals_.release();
+  bounds_.release();
+}
+
 template <typename LabelT>
 void CudaEngine::planFor() {
   // Small d and k, no weights: the compact kernels (bounds and sums kept across iterations), for
   // distinct values with counts and for plain points with d ≤ 4 (every count 1). Plain points
   // with 4 < d ≤ 16 stay on the assignment kernels: measured on an H200, 17,695 × 9 with
   // k = 128 took 0.046 ms per iteration on the compact kernels against 0.035 ms.
-  const bool compact_fits = fitsCompactKernel(d_, k_) && weights_.size() == 0;
+  // A shard's update must wait for the all-reduce, which the fused compact iteration cannot.
+  const bool compact_fits = fitsCompactKernel(d_, k_) && weights_.size() == 0 && !shard_;
   if (compact_fits && (summary_.fixed.counted || d_ <= 4))
     plan_ = planCompact<LabelT>(n_, d_, k_, limits_);
   else if (!summary_.fixed.counted)
@@ -216,52 +243,9 @@ void CudaEngine::planFor() {
 }
 
 void CudaEngine::initialize(const KMeansConfig& config) {
-  activate();
-  if (!has_data_) throw std::logic_error("CudaEngine::initialize called before setData");
-  validateConfig(config, n_, d_);
-  copy_.synchronize();
-  compute_.synchronize();
-  graphs_.clear();
-  initialized_ = false;
-  config_ = config;
-  k_ = config.k;
-  if (labelBytes() == 1)
-    planFor<std::uint8_t>();
-  else
-    planFor<std::uint16_t>();
-
+  prepareRun(config);
   const std::size_t kd = static_cast<std::size_t>(k_) * d_;
-  const std::size_t columns = static_cast<std::size_t>(k_) * (d_ + 1);
-  const std::size_t sum_rows = plan_.separate_sums ? plan_.sum_blocks : plan_.blocks;
-  const std::size_t block_sum_count = plan_.per_block_sums ? sum_rows * columns : 0;
-  labels_.release();
-  block_sums_.release();
-  checkFits(
-      labelArrays() * n_ * labelBytes() + block_sum_count * sizeof(long long) +
-          4 * kd * sizeof(float) + (plan_.compact ? n_ * sizeof(float) : 0),
-      "This run",
-      centroids_[0].bytes() + centroids_[1].bytes() + staged_centroids_.bytes() + bounds_.bytes());
-  labels_.resize(labelArrays() * n_ * labelBytes());
-  block_sums_.resize(block_sum_count);
-  for (auto& c : centroids_)
-    c.resize(kd);
-  staged_centroids_.resize(kd);
-  totals_.resize(columns);
-  block_inertia_.resize(plan_.blocks);
-  block_changed_.resize(plan_.blocks);
-  // Per block: rows searched and distances computed (compact kernels), rows searched (tensor).
-  const std::size_t work_slots = plan_.compact ? 2 : plan_.tensor ? 1 : 0;
-  block_work_.resize(work_slots * static_cast<std::size_t>(plan_.blocks));
-  empty_flags_.resize(k_);
-  empty_list_.resize(k_);
-  picked_keys_.resize(k_);
-  farthest_blocks_ = farthestBlocks(n_, limits_.multiprocessors);
-  farthest_keys_.resize(farthest_blocks_);
-  chunk_sums_.resize(plusPlusChunks(n_));
-  host_labels_.resize(n_ * labelBytes());
-  host_centroids_.resize(kd);
-
-  cudaStream_t s = compute_.get();
+  const cudaStream_t s = compute_.get();
   switch (config.init) {
     case InitMethod::Random: {
       std::vector<std::uint32_t> host_counts;
@@ -298,6 +282,62 @@ void CudaEngine::initialize(const KMeansConfig& config) {
       break;
     }
   }
+  startRun();
+  clearHistory();
+  keepHistory();
+}
+
+void CudaEngine::prepareRun(const KMeansConfig& config) {
+  activate();
+  if (!has_data_) throw std::logic_error("CudaEngine::initialize called before setData");
+  if (!shard_) validateConfig(config, n_, d_);  // a shard's rows alone may be fewer than k
+  copy_.synchronize();
+  compute_.synchronize();
+  graphs_.clear();
+  initialized_ = false;
+  config_ = config;
+  k_ = config.k;
+  if (labelBytes() == 1)
+    planFor<std::uint8_t>();
+  else
+    planFor<std::uint16_t>();
+
+  const std::size_t kd = static_cast<std::size_t>(k_) * d_;
+  const std::size_t columns = static_cast<std::size_t>(k_) * (d_ + 1);
+  const std::size_t sum_rows = plan_.separate_sums ? plan_.sum_blocks : plan_.blocks;
+  const std::size_t block_sum_count = plan_.per_block_sums ? sum_rows * columns : 0;
+  labels_.release();
+  block_sums_.release();
+  checkFits(
+      labelArrays() * n_ * labelBytes() + block_sum_count * sizeof(long long) +
+          4 * kd * sizeof(float) + (plan_.compact ? n_ * sizeof(float) : 0),
+      "This run",
+      centroids_[0].bytes() + centroids_[1].bytes() + staged_centroids_.bytes() + bounds_.bytes());
+  labels_.resize(labelArrays() * n_ * labelBytes());
+  block_sums_.resize(block_sum_count);
+  for (auto& c : centroids_)
+    c.resize(kd);
+  staged_centroids_.resize(kd);
+  totals_.resize(columns);
+  block_inertia_.resize(plan_.blocks);
+  block_changed_.resize(plan_.blocks);
+  // Per block: rows searched and distances computed (compact kernels), rows searched (tensor).
+  const std::size_t work_slots = plan_.compact ? 2 : plan_.tensor ? 1 : 0;
+  block_work_.resize(work_slots * static_cast<std::size_t>(plan_.blocks));
+  empty_flags_.resize(k_);
+  empty_list_.resize(k_);
+  picked_keys_.resize(k_);
+  picked_points_.resize(kd);
+  global_totals_.resize(shard_ ? columns : 0);
+  farthest_blocks_ = farthestBlocks(n_, limits_.multiprocessors);
+  farthest_keys_.resize(farthest_blocks_);
+  chunk_sums_.resize(plusPlusChunks(n_));
+  host_labels_.resize(n_ * labelBytes());
+  host_centroids_.resize(kd);
+}
+
+void CudaEngine::startRun() {
+  const cudaStream_t s = compute_.get();
   KMS_CUDA_CHECK(cudaMemsetAsync(counters_.get(), 0, counters_.bytes(), s));
   if (plan_.compact) {  // the compact kernels keep their sums and bounds across iterations
     bounds_.resize(n_);
@@ -322,8 +362,6 @@ void CudaEngine::initialize(const KMeansConfig& config) {
   converged_ = false;
   last_ = IterationStats{};
   initialized_ = true;
-  clearHistory();
-  keepHistory();
 }
 
 template <typename LabelT>
@@ -373,12 +411,6 @@ void CudaEngine::requireInitialized() const {
   if (!initialized_) throw std::logic_error("CudaEngine used before initialize");
 }
 
-IterationStats CudaEngine::step() {
-  activate();
-  requireInitialized();
-  return labelBytes() == 1 ? stepTyped<std::uint8_t>() : stepTyped<std::uint16_t>();
-}
-
 template <typename LabelT>
 CompactArgs<LabelT> CudaEngine::compactArgs(int cur, int in_half, int out_half) const {
   CompactArgs<LabelT> a;
@@ -415,14 +447,22 @@ void CudaEngine::enqueueCompactIteration(int cur, int in_half, int out_half) {
   const cudaStream_t s = compute_.get();
   iteration_start_.recordInGraph(s);
   launchCompactIteration<LabelT>(plan_, a, s);
-  // Two kernels do every stage; it all counts as assignment (stepTyped reads only these two
+  // Two kernels do every stage; it all counts as assignment (finishStep reads only these two
   // events for a compact plan: each event recorded in a graph costs about a microsecond).
   after_update_.recordInGraph(s);
 }
 
 template <typename LabelT>
-void CudaEngine::enqueueIteration(int cur, int in_half, int out_half) {
+void CudaEngine::enqueueIteration(int cur, int in_half, int out_half, Part part) {
   if (plan_.compact) return enqueueCompactIteration<LabelT>(cur, in_half, out_half);
+  const cudaStream_t s = compute_.get();
+  if (part == Part::kUpdate) {  // a shard, after the all-reduce into global_totals_
+    update_start_.recordInGraph(s);
+    launchUpdate(global_totals_.get(), centroids_[cur].get(), centroids_[1 - cur].get(),
+                 empty_flags_.get(), scalars_.get(), report_device_, updateParams(), s);
+    after_update_.recordInGraph(s);
+    return;
+  }
   AssignArgs<LabelT> a;
   a.points = points_.get();
   a.weights = weights_.size() ? weights_.get() : nullptr;
@@ -446,7 +486,6 @@ void CudaEngine::enqueueIteration(int cur, int in_half, int out_half) {
   // are zeroed for the first iteration only.
   a.clear_totals_words = plan_.separate_sums && in_half >= 0 ? 0 : totals_.size();
 
-  const cudaStream_t s = compute_.get();
   iteration_start_.recordInGraph(s);
   if (!plan_.per_block_sums) {  // the generic kernel accumulates into the totals directly
     KMS_CUDA_CHECK(cudaMemsetAsync(totals_.get(), 0, totals_.bytes(), s));
@@ -475,6 +514,7 @@ void CudaEngine::enqueueIteration(int cur, int in_half, int out_half) {
                totals_.get(), block_inertia_.get(), block_changed_.get(), a.block_work,
                plan_.blocks, scalars_.get(), s);
   after_reduce_.recordInGraph(s);
+  if (part == Part::kSums) return;
 
   launchUpdate(totals_.get(), centroids_[cur].get(), centroids_[1 - cur].get(), empty_flags_.get(),
                scalars_.get(), report_device_, updateParams(), s);
@@ -496,49 +536,92 @@ UpdateParams CudaEngine::updateParams() const {
   return up;
 }
 
-template <typename LabelT>
-IterationStats CudaEngine::stepTyped() {
-  double copy_ms = 0.0;  // a background copy finished since the last step: report it once
-  if (frozen_ >= 0 && copy_done_.done()) {
-    copy_ms = copy_done_.msSince(copy_start_);
-    frozen_ = -1;
-  }
-  const int in_half = first_iteration_ ? -1 : latest_;
-  const bool capture = snapshot_requested_ && frozen_ < 0;
-  const int out_half = (capture || frozen_ == latest_) ? 1 - latest_ : latest_;
+double CudaEngine::pollCopy() {
+  if (frozen_ < 0 || !copy_done_.done()) return 0.0;
+  frozen_ = -1;
+  return copy_done_.msSince(copy_start_);
+}
 
+CudaEngine::PendingStep CudaEngine::beginStep(bool capture, double copy_ms) {
+  PendingStep p;
+  p.copy_ms = copy_ms;
+  p.in_half = first_iteration_ ? -1 : latest_;
+  p.capture = capture && frozen_ < 0;
+  p.out_half = (p.capture || frozen_ == latest_) ? 1 - latest_ : latest_;
+  return p;
+}
+
+void CudaEngine::launchPart(const PendingStep& p, Part part) {
+  activate();
   const cudaStream_t s = compute_.get();
-  const int key = (cur_ * 3 + (in_half + 1)) * 2 + out_half;
+  const int key = ((cur_ * 3 + (p.in_half + 1)) * 2 + p.out_half) * 3 + static_cast<int>(part);
   auto graph = graphs_.find(key);
   if (graph == graphs_.end()) {
     const int cur = cur_;
     graph = graphs_
-                .emplace(key, GraphExec::capture(
-                                  s, [&] { enqueueIteration<LabelT>(cur, in_half, out_half); }))
+                .emplace(key, GraphExec::capture(s,
+                                                 [&] {
+                                                   if (labelBytes() == 1)
+                                                     enqueueIteration<std::uint8_t>(
+                                                         cur, p.in_half, p.out_half, part);
+                                                   else
+                                                     enqueueIteration<std::uint16_t>(
+                                                         cur, p.in_half, p.out_half, part);
+                                                 }))
                 .first;
   }
-  if (fault_at_iteration_ == iteration_ + 1) launchTrap(s);  // tests: a kernel that breaks
   graph->second.launch(s);
+}
+
+IterationReport CudaEngine::readReport() {
+  activate();
   after_update_.synchronize();  // the one wait per iteration: the report is in pinned memory
-  IterationReport report = *report_.get();
+  const IterationReport report = *report_.get();
   if (report.iteration != iteration_ + 1)
     throw DeviceError("internal error: the device reported iteration " +
                       std::to_string(report.iteration) + " while iteration " +
                       std::to_string(iteration_ + 1) + " was expected");
-  auto* labels_out = reinterpret_cast<const LabelT*>(labelHalf(out_half));
+  return report;
+}
 
-  if (report.empty_count > 0 && config_.empty_clusters == EmptyClusterPolicy::ReseedFarthest) {
+void CudaEngine::reseedHere(const PendingStep& p, int empty_count) {
+  activate();
+  const cudaStream_t s = compute_.get();
+  const auto reseed = [&](auto label_type) {
+    using LabelT = decltype(label_type);
+    const auto* labels_out = reinterpret_cast<const LabelT*>(labelHalf(p.out_half));
     launchReseed<LabelT>(points_.get(), n_, labels_out, centroids_[cur_].get(),
                          centroids_[1 - cur_].get(), empty_flags_.get(), empty_list_.get(),
-                         picked_keys_.get(), farthest_keys_.get(), farthest_blocks_, scalars_.get(),
-                         report_device_, updateParams(), report.empty_count, s);
+                         picked_keys_.get(), picked_points_.get(), farthest_keys_.get(),
+                         farthest_blocks_, scalars_.get(), report_device_, updateParams(),
+                         empty_count, s);
     if (plan_.compact)  // the update described the centroids before they were re-seeded
-      launchCompactGeometry(compactArgs<LabelT>(cur_, -1, out_half), centroids_[1 - cur_].get(), s);
-    after_update_.record(s);
-    after_update_.synchronize();
-    report = *report_.get();
-  }
+      launchCompactGeometry(compactArgs<LabelT>(cur_, -1, p.out_half), centroids_[1 - cur_].get(),
+                            s);
+  };
+  if (labelBytes() == 1)
+    reseed(std::uint8_t{});
+  else
+    reseed(std::uint16_t{});
+  after_update_.record(s);
+}
 
+IterationStats CudaEngine::step() {
+  activate();
+  requireInitialized();
+  const double copy_ms = pollCopy();
+  const PendingStep p = beginStep(snapshot_requested_, copy_ms);
+  if (fault_at_iteration_ == iteration_ + 1) launchTrap(compute_.get());  // tests: a broken kernel
+  launchPart(p, Part::kWhole);
+  IterationReport report = readReport();
+  if (report.empty_count > 0 && config_.empty_clusters == EmptyClusterPolicy::ReseedFarthest) {
+    reseedHere(p, report.empty_count);
+    report = readReport();
+  }
+  return finishStep(p, report);
+}
+
+IterationStats CudaEngine::finishStep(const PendingStep& p, const IterationReport& report) {
   IterationStats stats;
   stats.iteration = iteration_ + 1;
   stats.inertia = report.inertia;
@@ -556,19 +639,24 @@ IterationStats CudaEngine::stepTyped() {
   } else {
     stats.ms.assign_ms = after_assign_.msSince(iteration_start_);
     stats.ms.reduce_ms = after_reduce_.msSince(after_assign_);
-    stats.ms.update_ms = after_update_.msSince(after_reduce_);
+    if (shard_) {  // the all-reduce (and any wait for the other GPUs) sits between the parts
+      stats.ms.communication_ms = update_start_.msSince(after_reduce_);
+      stats.ms.update_ms = after_update_.msSince(update_start_);
+    } else {
+      stats.ms.update_ms = after_update_.msSince(after_reduce_);
+    }
   }
-  stats.ms.copy_ms = copy_ms;
+  stats.ms.copy_ms = p.copy_ms;
 
   cur_ = 1 - cur_;  // swap centroid buffers: the update's output is now current
-  latest_ = out_half;
+  latest_ = p.out_half;
   first_iteration_ = false;
   ++iteration_;
   converged_ = stats.converged;
   last_ = stats;
   keepHistory();
-  if (capture) {
-    frozen_ = out_half;
+  if (p.capture) {
+    frozen_ = p.out_half;
     issueCapture(iteration_, stats);
   }
   return stats;

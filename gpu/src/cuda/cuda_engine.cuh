@@ -29,6 +29,8 @@
 
 namespace kms::cuda {
 
+class ShardedEngine;
+
 class CudaEngine final : public Engine {
  public:
   /// `max_device_bytes`: EngineOptions::max_device_bytes.
@@ -55,12 +57,49 @@ class CudaEngine final : public Engine {
   void injectFaultAt(int iteration) { fault_at_iteration_ = iteration; }
 
  private:
+  // A sharded (multi-GPU) run drives one CudaEngine per GPU through the pieces below: it loads
+  // each GPU's rows with the whole data's summary, seeds across GPUs, and all-reduces the
+  // integer sums between an iteration's two parts (sharded_engine.cuh).
+  friend class ShardedEngine;
+
+  /// Parts of an iteration, each captured into its own graph: the whole iteration, or (a shard
+  /// of a sharded run) the sums (assign, summing, reduce) and the update that follows the
+  /// all-reduce.
+  enum class Part { kWhole = 0, kSums = 1, kUpdate = 2 };
+  /// The label halves and capture decision of the iteration being run.
+  struct PendingStep {
+    int in_half = -1;  ///< −1: first iteration
+    int out_half = 0;
+    bool capture = false;
+    double copy_ms = 0.0;  ///< a background copy that finished since the last step
+  };
+  /// Notes a finished background copy (frees its frozen half); returns its time or 0.
+  double pollCopy();
+  /// Whether a capture could start now (no copy in flight).
+  bool canCapture() const { return frozen_ < 0; }
+  PendingStep beginStep(bool capture, double copy_ms);
+  void launchPart(const PendingStep& step, Part part);
+  /// Waits for the update (or re-seed) and reads the iteration's report.
+  IterationReport readReport();
+  /// Re-seeds the empty clusters on this GPU alone (the single-GPU path).
+  void reseedHere(const PendingStep& step, int empty_count);
+  /// Stats from the report and events, buffer swap, history and capture.
+  IterationStats finishStep(const PendingStep& step, const IterationReport& report);
+
+  /// setData; with `summary` (the whole data's, when this engine holds one shard) the data are
+  /// not summarised again.
+  void loadData(const DataView& data, const DataSummary* summary);
+  /// Gives back the data and run buffers (a GPU the next data set does not reach).
+  void releaseData();
+  /// initialize() before the seeding: validation (not for a shard), plan and buffers.
+  void prepareRun(const KMeansConfig& config);
+  /// initialize() after the seeding: run counters and state.
+  void startRun();
+
+  /// Puts one part of an iteration (with its timing events) on the compute stream; captured
+  /// once per buffer arrangement and part into a graph. in_half −1: first iteration.
   template <typename LabelT>
-  IterationStats stepTyped();
-  /// Puts one iteration (assign, reduce, update with their timing events) on the compute
-  /// stream; captured once per buffer arrangement into a graph. in_half −1: first iteration.
-  template <typename LabelT>
-  void enqueueIteration(int cur, int in_half, int out_half);
+  void enqueueIteration(int cur, int in_half, int out_half, Part part);
   template <typename LabelT>
   void initPlusPlus(bool greedy);
   template <typename LabelT>
@@ -103,7 +142,7 @@ class CudaEngine final : public Engine {
 
   Stream compute_;
   Stream copy_;
-  Event iteration_start_, after_assign_, after_reduce_, after_update_;
+  Event iteration_start_, after_assign_, after_reduce_, update_start_, after_update_;
   Event capture_source_ready_, copy_start_, copy_done_;
 
   // Data (centred on the bounding-box midpoint) and its summary.
@@ -129,6 +168,11 @@ class CudaEngine final : public Engine {
   int frozen_ = -1;                     // half being copied to the host, or −1
   bool first_iteration_ = true;
   DeviceBuffer<long long> block_sums_, totals_;
+  /// A shard: totals_ hold this GPU's sums (kept across iterations by the summing pass); the
+  /// all-reduce writes every GPU's total here, and the update reads it.
+  bool shard_ = false;
+  DeviceBuffer<long long> global_totals_;
+  DeviceBuffer<float> picked_points_;           // re-seeding: each round's pick (k × d)
   DeviceBuffer<float> bounds_;                  // compact kernels: per-row lower distance bounds
   DeviceBuffer<float> geometry_;                // compact kernels: computeGeometry's 2k + 1 floats
   DeviceBuffer<unsigned short> order_;          // and its k indices

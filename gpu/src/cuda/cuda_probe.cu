@@ -2,9 +2,11 @@
 #include <cuda_runtime.h>
 
 #include <string>
+#include <vector>
 
 #include "cuda/cuda_backend.h"
 #include "cuda/cuda_engine.cuh"
+#include "cuda/multi/sharded_engine.cuh"
 #include "kmeans/errors.h"
 
 namespace kms::cuda {
@@ -19,6 +21,7 @@ CudaStatus probe(int device) {
     status.reason = std::string("no usable CUDA device (") + cudaGetErrorString(error) + ")";
     return status;
   }
+  status.device_count = count;
   if (count == 0) {
     status.reason = "no CUDA device found";
     return status;
@@ -45,7 +48,41 @@ CudaStatus probe(int device) {
   return status;
 }
 
+namespace {
+
+/// The GPUs a run uses: every device, the listed ones, or cuda_device alone. Each must exist
+/// and be usable (DeviceError naming the first that is not).
+std::vector<int> devicesFor(const EngineOptions& options) {
+  std::vector<int> devices = options.cuda_devices;
+  if (options.cuda_all_devices) {
+    const CudaStatus status = probe(0);
+    if (!status.available) throw DeviceError("CUDA backend unavailable: " + status.reason);
+    devices.clear();
+    for (int device = 0; device < status.device_count; ++device)
+      devices.push_back(device);
+  }
+  if (devices.empty()) devices.push_back(options.cuda_device);
+  for (std::size_t i = 0; i < devices.size(); ++i) {
+    const CudaStatus status = probe(devices[i]);
+    if (!status.available) throw DeviceError("CUDA backend unavailable: " + status.reason);
+    for (std::size_t j = 0; j < i; ++j)
+      if (devices[j] == devices[i])
+        throw DeviceError("CUDA device " + std::to_string(devices[i]) + " is listed twice");
+  }
+  return devices;
+}
+
+}  // namespace
+
 std::unique_ptr<Engine> createEngine(const EngineOptions& options) {
+  const std::vector<int> devices = devicesFor(options);
+  if (devices.size() > 1) return std::make_unique<ShardedEngine>(devices, options);
+  EngineOptions one = options;
+  one.cuda_device = devices.front();
+  return createSingleEngine(one);
+}
+
+std::unique_ptr<Engine> createSingleEngine(const EngineOptions& options) {
   const CudaStatus status = probe(options.cuda_device);
   if (!status.available) throw DeviceError("CUDA backend unavailable: " + status.reason);
   auto engine = std::make_unique<CudaEngine>(options.cuda_device, options.max_device_bytes,

@@ -33,7 +33,8 @@ __global__ void gatherKernel(const float* points, int d, const unsigned long lon
   }
 }
 
-/// The weight of point i in the sampling mass: its weight, its count, or 1 (CpuEngine::pointWeight).
+/// The weight of point i in the sampling mass: its weight, its count, or 1
+/// (CpuEngine::pointWeight).
 __device__ __forceinline__ float samplingWeight(const float* weights, const std::uint32_t* counts,
                                                 std::size_t i) {
   if (weights) return weights[i];
@@ -57,8 +58,9 @@ __device__ float plusPlusMass(const float* points, const float* weights,
 template <typename LabelT>
 __global__ void __launch_bounds__(kThreads)
     plusPlusMassKernel(const float* __restrict__ points, const float* __restrict__ weights,
-                       const std::uint32_t* __restrict__ counts, std::size_t n, int d, const float* __restrict__ centroids, int j,
-                       LabelT* nearest, double* chunk_sums) {
+                       const std::uint32_t* __restrict__ counts, std::size_t n, int d,
+                       const float* __restrict__ centroids, int j, LabelT* nearest,
+                       double* chunk_sums) {
   const std::size_t begin = blockIdx.x * kSamplingChunk;
   double sum = 0.0;
   for (int r = 0; r < kPerThread; ++r) {
@@ -90,21 +92,26 @@ __global__ void __launch_bounds__(kThreads)
   if (threadIdx.x == 0) chunk_sums[blockIdx.x] = total;
 }
 
-/// One block: find the chunk holding the draw (sequentially, as seeding::pickChunk does), then
-/// the first point whose running mass exceeds the remaining target, and copy it to `out` (the
-/// row of centroid j, or a greedy candidate's).
+/// One block: find the chunk holding the draw (sequentially, as seeding::pickChunk does; or
+/// `given`, when chunk_sums is null), then the first point whose running mass exceeds the
+/// remaining target, and copy it to `out` (the row of centroid j, or a greedy candidate's).
 template <typename LabelT>
 __global__ void __launch_bounds__(kPickThreads)
     plusPlusPickKernel(const float* __restrict__ points, const float* __restrict__ weights,
                        const std::uint32_t* __restrict__ counts, std::size_t n, int d,
-                       const float* centroids, int j, double u,
-                       const LabelT* __restrict__ nearest, const double* __restrict__ chunk_sums,
-                       int chunks, float* out) {
+                       const float* centroids, int j, double u, const LabelT* __restrict__ nearest,
+                       const double* __restrict__ chunk_sums, int chunks, ChunkDraw given,
+                       float* out) {
   __shared__ long long chunk;
   __shared__ double target;
   __shared__ unsigned long long first_hit;
   __shared__ unsigned long long last_positive;
-  if (threadIdx.x == 0) {
+  if (threadIdx.x == 0 && chunk_sums == nullptr) {  // the draw was placed by the caller
+    chunk = given.chunk;
+    target = given.target;
+    first_hit = ~0ull;
+    last_positive = 0;
+  } else if (threadIdx.x == 0) {
     double total = 0.0;
     for (int c = 0; c < chunks; ++c)
       total += chunk_sums[c];
@@ -227,16 +234,47 @@ std::size_t plusPlusChunks(std::size_t n) {
 }
 
 template <typename LabelT>
+void launchPlusPlusMass(const float* points, const float* weights, const std::uint32_t* counts,
+                        std::size_t n, int d, const float* centroids, int j, LabelT* nearest,
+                        double* chunk_sums, cudaStream_t stream) {
+  const int chunks = static_cast<int>(plusPlusChunks(n));
+  if (chunks == 0) return;
+  plusPlusMassKernel<LabelT><<<chunks, kThreads, 0, stream>>>(points, weights, counts, n, d,
+                                                              centroids, j, nearest, chunk_sums);
+  KMS_CHECK_LAUNCH();
+}
+
+template <typename LabelT>
+void launchPlusPlusPickIn(const float* points, const float* weights, const std::uint32_t* counts,
+                          std::size_t n, int d, const float* centroids, int j, ChunkDraw draw,
+                          const LabelT* nearest, float* out, cudaStream_t stream) {
+  plusPlusPickKernel<LabelT><<<1, kPickThreads, 0, stream>>>(
+      points, weights, counts, n, d, centroids, j, 0.0, nearest, nullptr, 0, draw, out);
+  KMS_CHECK_LAUNCH();
+}
+
+template <typename LabelT>
 void launchPlusPlusStep(const float* points, const float* weights, const std::uint32_t* counts,
                         std::size_t n, int d, float* centroids, int j, double u, LabelT* nearest,
                         double* chunk_sums, cudaStream_t stream) {
   const int chunks = static_cast<int>(plusPlusChunks(n));
-  plusPlusMassKernel<LabelT><<<chunks, kThreads, 0, stream>>>(points, weights, counts, n, d,
-                                                              centroids, j, nearest, chunk_sums);
-  KMS_CHECK_LAUNCH();
+  launchPlusPlusMass<LabelT>(points, weights, counts, n, d, centroids, j, nearest, chunk_sums,
+                             stream);
   plusPlusPickKernel<LabelT><<<1, kPickThreads, 0, stream>>>(
-      points, weights, counts, n, d, centroids, j, u, nearest, chunk_sums, chunks,
+      points, weights, counts, n, d, centroids, j, u, nearest, chunk_sums, chunks, ChunkDraw{},
       centroids + static_cast<std::size_t>(j) * d);
+  KMS_CHECK_LAUNCH();
+}
+
+template <typename LabelT>
+void launchGreedyPotentials(const float* points, const float* weights, const std::uint32_t* counts,
+                            std::size_t n, int d, const float* centroids, const LabelT* nearest,
+                            const float* candidates, int count, double scale, long long* potentials,
+                            cudaStream_t stream) {
+  KMS_CUDA_CHECK(cudaMemsetAsync(potentials, 0, sizeof(long long) * count, stream));
+  if (n == 0) return;
+  greedyPotentialKernel<LabelT><<<gridFor(n, kThreads), kThreads, 0, stream>>>(
+      points, weights, counts, n, d, centroids, nearest, candidates, count, scale, potentials);
   KMS_CHECK_LAUNCH();
 }
 
@@ -246,19 +284,16 @@ void launchGreedyStep(const float* points, const float* weights, const std::uint
                       double scale, LabelT* nearest, double* chunk_sums, float* candidates,
                       long long* potentials, cudaStream_t stream) {
   const int chunks = static_cast<int>(plusPlusChunks(n));
-  plusPlusMassKernel<LabelT><<<chunks, kThreads, 0, stream>>>(points, weights, counts, n, d,
-                                                              centroids, j, nearest, chunk_sums);
-  KMS_CHECK_LAUNCH();
+  launchPlusPlusMass<LabelT>(points, weights, counts, n, d, centroids, j, nearest, chunk_sums,
+                             stream);
   for (int l = 0; l < count; ++l) {
     plusPlusPickKernel<LabelT><<<1, kPickThreads, 0, stream>>>(
-        points, weights, counts, n, d, centroids, j, u[l], nearest, chunk_sums, chunks,
+        points, weights, counts, n, d, centroids, j, u[l], nearest, chunk_sums, chunks, ChunkDraw{},
         candidates + static_cast<std::size_t>(l) * d);
     KMS_CHECK_LAUNCH();
   }
-  KMS_CUDA_CHECK(cudaMemsetAsync(potentials, 0, sizeof(long long) * count, stream));
-  greedyPotentialKernel<LabelT><<<gridFor(n, kThreads), kThreads, 0, stream>>>(
-      points, weights, counts, n, d, centroids, nearest, candidates, count, scale, potentials);
-  KMS_CHECK_LAUNCH();
+  launchGreedyPotentials<LabelT>(points, weights, counts, n, d, centroids, nearest, candidates,
+                                 count, scale, potentials, stream);
 }
 
 template void launchGreedyStep<std::uint8_t>(const float*, const float*, const std::uint32_t*,
@@ -271,10 +306,24 @@ template void launchGreedyStep<std::uint16_t>(const float*, const float*, const 
                                               cudaStream_t);
 
 template void launchPlusPlusStep<std::uint8_t>(const float*, const float*, const std::uint32_t*,
-                                               std::size_t, int, float*, int, double,
-                                               std::uint8_t*, double*, cudaStream_t);
+                                               std::size_t, int, float*, int, double, std::uint8_t*,
+                                               double*, cudaStream_t);
 template void launchPlusPlusStep<std::uint16_t>(const float*, const float*, const std::uint32_t*,
                                                 std::size_t, int, float*, int, double,
                                                 std::uint16_t*, double*, cudaStream_t);
+
+#define KMS_INSTANTIATE_SEEDING(L)                                                                \
+  template void launchPlusPlusMass<L>(const float*, const float*, const std::uint32_t*,           \
+                                      std::size_t, int, const float*, int, L*, double*,           \
+                                      cudaStream_t);                                              \
+  template void launchPlusPlusPickIn<L>(const float*, const float*, const std::uint32_t*,         \
+                                        std::size_t, int, const float*, int, ChunkDraw, const L*, \
+                                        float*, cudaStream_t);                                    \
+  template void launchGreedyPotentials<L>(const float*, const float*, const std::uint32_t*,       \
+                                          std::size_t, int, const float*, const L*, const float*, \
+                                          int, double, long long*, cudaStream_t);
+KMS_INSTANTIATE_SEEDING(std::uint8_t)
+KMS_INSTANTIATE_SEEDING(std::uint16_t)
+#undef KMS_INSTANTIATE_SEEDING
 
 }  // namespace kms::cuda

@@ -26,9 +26,32 @@ std::size_t plusPlusChunks(std::size_t n);
 /// count (as a float) or 1; at most one of weights and counts is set.
 template <typename LabelT>
 void launchPlusPlusStep(const float* points, const float* weights, const std::uint32_t* counts,
-                        std::size_t n, int d,
-                        float* centroids, int j, double u, LabelT* nearest, double* chunk_sums,
-                        cudaStream_t stream);
+                        std::size_t n, int d, float* centroids, int j, double u, LabelT* nearest,
+                        double* chunk_sums, cudaStream_t stream);
+
+/// Where a D² draw landed: chunk (−1: all mass zero) and the draw's remaining target inside it
+/// (seeding::pickChunk over the chunk sums of every point).
+struct ChunkDraw {
+  long long chunk = -1;
+  double target = 0.0;
+};
+
+/// The mass pass of launchPlusPlusStep alone: nearest[] updated with centroid j − 1 (j ≥ 1) and
+/// each chunk's sampling mass in chunk_sums. The sharded engine gathers every GPU's chunk sums
+/// and places the draw itself (its shards start at multiples of kSamplingChunk, so the chunks
+/// are the single GPU's).
+template <typename LabelT>
+void launchPlusPlusMass(const float* points, const float* weights, const std::uint32_t* counts,
+                        std::size_t n, int d, const float* centroids, int j, LabelT* nearest,
+                        double* chunk_sums, cudaStream_t stream);
+
+/// The pick of launchPlusPlusStep with the draw already placed: the point of chunk draw.chunk
+/// (≥ 0, local to these n points) whose running mass first exceeds draw.target, copied to `out`
+/// (d floats).
+template <typename LabelT>
+void launchPlusPlusPickIn(const float* points, const float* weights, const std::uint32_t* counts,
+                          std::size_t n, int d, const float* centroids, int j, ChunkDraw draw,
+                          const LabelT* nearest, float* out, cudaStream_t stream);
 
 /// Most candidates a greedy k-means++ step draws (seeding::greedyCandidates).
 inline constexpr int kMaxGreedyCandidates = 16;
@@ -42,5 +65,14 @@ void launchGreedyStep(const float* points, const float* weights, const std::uint
                       std::size_t n, int d, float* centroids, int j, const double* u, int count,
                       double scale, LabelT* nearest, double* chunk_sums, float* candidates,
                       long long* potentials, cudaStream_t stream);
+
+/// The potential pass of launchGreedyStep alone: `potentials` zeroed, then each of `count`
+/// candidates' potential over these n points added (exact integers: shards' potentials add up to
+/// the single GPU's).
+template <typename LabelT>
+void launchGreedyPotentials(const float* points, const float* weights, const std::uint32_t* counts,
+                            std::size_t n, int d, const float* centroids, const LabelT* nearest,
+                            const float* candidates, int count, double scale, long long* potentials,
+                            cudaStream_t stream);
 
 }  // namespace kms::cuda

@@ -138,8 +138,9 @@ __global__ void listEmptiesKernel(const unsigned char* flags, int k, int* list) 
 // lexicographically ascending) — the CPU backend's order (CpuEngine::farthestPoints), which
 // never looks at indices, so equal positions are one candidate. Round e looks only strictly
 // below pick e − 1 in that order, which excludes every earlier pick and its duplicates without
-// a list. A pick is stored as (distance bits << 32 | point index); kNoPick when none is left.
-constexpr unsigned long long kNoPick = ~0ull;
+// a list. A pick is stored as (distance bits << 32 | point index), kNoPick when none is left,
+// and its coordinates beside it (picked_points, d floats per round): rounds compare positions
+// with those, so a pick made on another GPU's shard excludes the same points here.
 
 __device__ __forceinline__ float pointDistance(const float* points, int d, const float* centroids,
                                                const void* labels, bool wide, std::size_t i) {
@@ -148,25 +149,30 @@ __device__ __forceinline__ float pointDistance(const float* points, int d, const
   return exact::squaredDistance(points + i * d, centroids + static_cast<std::size_t>(label) * d, d);
 }
 
-/// −1, 0 or 1: the lexicographic order of points i and j's coordinates.
-__device__ __forceinline__ int compareCoordinates(const float* points, int d, std::size_t i,
-                                                  std::size_t j) {
-  for (int c = 0; c < d; ++c) {
-    const float u = points[i * d + c], v = points[j * d + c];
-    if (u != v) return u < v ? -1 : 1;
-  }
+/// −1, 0 or 1: the lexicographic order of coordinates a and b (d each).
+__device__ __forceinline__ int compareRows(const float* a, const float* b, int d) {
+  for (int c = 0; c < d; ++c)
+    if (a[c] != b[c]) return a[c] < b[c] ? -1 : 1;
   return 0;
 }
 
-/// Whether point i (at distance `dist`) comes strictly after the previous pick.
+/// −1, 0 or 1: the lexicographic order of points i and j's coordinates.
+__device__ __forceinline__ int compareCoordinates(const float* points, int d, std::size_t i,
+                                                  std::size_t j) {
+  return compareRows(points + i * d, points + j * d, d);
+}
+
+/// Whether point i (at distance `dist`) comes strictly after the previous pick (its key and
+/// coordinates).
 __device__ __forceinline__ bool afterPick(const float* points, int d, std::size_t i, float dist,
-                                          const unsigned long long* previous) {
+                                          const unsigned long long* previous,
+                                          const float* previous_point) {
   if (previous == nullptr) return true;
   const unsigned long long pick = *previous;
   if (pick == kNoPick) return false;
   const float pick_dist = __uint_as_float(static_cast<unsigned>(pick >> 32));
   if (dist != pick_dist) return dist < pick_dist;
-  return compareCoordinates(points, d, i, pick & 0xffffffffull) > 0;
+  return compareRows(points + i * d, previous_point, d) > 0;
 }
 
 /// Phase 1 of a round: per block, the largest distance after the previous pick, as bits + 1
@@ -174,12 +180,13 @@ __device__ __forceinline__ bool afterPick(const float* points, int d, std::size_
 __global__ void __launch_bounds__(kFarthestThreads)
     farthestDistanceKernel(const float* __restrict__ points, std::size_t n, int d,
                            const void* labels, bool wide, const float* __restrict__ centroids,
-                           const unsigned long long* previous, unsigned long long* block_keys) {
+                           const unsigned long long* previous, const float* previous_point,
+                           unsigned long long* block_keys) {
   unsigned long long best = 0;
   for (std::size_t i = blockIdx.x * static_cast<std::size_t>(kFarthestThreads) + threadIdx.x; i < n;
        i += static_cast<std::size_t>(gridDim.x) * kFarthestThreads) {
     const float dist = pointDistance(points, d, centroids, labels, wide, i);
-    if (afterPick(points, d, i, dist, previous))
+    if (afterPick(points, d, i, dist, previous, previous_point))
       best = max(best, static_cast<unsigned long long>(__float_as_uint(dist)) + 1);
   }
   using Reduce = cub::BlockReduce<unsigned long long, kFarthestThreads>;
@@ -230,8 +237,8 @@ __device__ long long blockFirstOf(const float* points, int d, long long mine) {
 __global__ void __launch_bounds__(kFarthestThreads)
     farthestPositionKernel(const float* __restrict__ points, std::size_t n, int d,
                            const void* labels, bool wide, const float* __restrict__ centroids,
-                           const unsigned long long* previous, const unsigned long long* pick,
-                           unsigned long long* block_keys) {
+                           const unsigned long long* previous, const float* previous_point,
+                           const unsigned long long* pick, unsigned long long* block_keys) {
   const unsigned long long current = *pick;
   long long best = -1;
   if (current != kNoPick) {
@@ -239,7 +246,7 @@ __global__ void __launch_bounds__(kFarthestThreads)
     for (std::size_t i = blockIdx.x * static_cast<std::size_t>(kFarthestThreads) + threadIdx.x;
          i < n; i += static_cast<std::size_t>(gridDim.x) * kFarthestThreads) {
       const float dist = pointDistance(points, d, centroids, labels, wide, i);
-      if (dist == target && afterPick(points, d, i, dist, previous))
+      if (dist == target && afterPick(points, d, i, dist, previous, previous_point))
         best = firstOf(points, d, best, static_cast<long long>(i));
     }
   }
@@ -247,11 +254,13 @@ __global__ void __launch_bounds__(kFarthestThreads)
   if (threadIdx.x == 0) block_keys[blockIdx.x] = static_cast<unsigned long long>(top);
 }
 
-/// Names the round's point and moves empty cluster list[e] onto it (−0 becomes +0, so equal
-/// positions give equal centroids, as on the CPU).
+/// Names the round's point, records its coordinates in `picked_point` and, unless
+/// `new_centroids` is null (the sharded engine places it), moves empty cluster list[e] onto it
+/// (−0 becomes +0, so equal positions give equal centroids, as on the CPU).
 __global__ void __launch_bounds__(kFarthestThreads)
     pickPositionKernel(const unsigned long long* block_keys, int blocks, unsigned long long* pick,
-                       const int* list, int e, const float* points, int d, float* new_centroids) {
+                       const int* list, int e, const float* points, int d, float* new_centroids,
+                       float* picked_point) {
   long long best = -1;
   if (*pick != kNoPick)
     for (int b = threadIdx.x; b < blocks; b += kFarthestThreads)
@@ -266,6 +275,9 @@ __global__ void __launch_bounds__(kFarthestThreads)
   __syncthreads();
   if (shared_chosen < 0) return;  // fewer positions than empty clusters: the rest keep theirs
   const std::size_t i = static_cast<std::size_t>(shared_chosen);
+  for (int c = threadIdx.x; c < d; c += kFarthestThreads)
+    picked_point[c] = points[i * d + c];
+  if (new_centroids == nullptr) return;
   const int j = list[e];
   for (int c = threadIdx.x; c < d; c += kFarthestThreads)
     new_centroids[static_cast<std::size_t>(j) * d + c] = exact::add(points[i * d + c], 0.0f);
@@ -329,26 +341,57 @@ template <typename LabelT>
 void launchReseed(const float* points, std::size_t n, const LabelT* labels,
                   const float* old_centroids, float* new_centroids,
                   const unsigned char* empty_flags, int* empty_list,
-                  unsigned long long* picked_keys, unsigned long long* block_keys, int key_blocks,
-                  IterationScalars* scalars, IterationReport* report, const UpdateParams& params,
-                  int empty_count, cudaStream_t stream) {
+                  unsigned long long* picked_keys, float* picked_points,
+                  unsigned long long* block_keys, int key_blocks, IterationScalars* scalars,
+                  IterationReport* report, const UpdateParams& params, int empty_count,
+                  cudaStream_t stream) {
   listEmptiesKernel<<<1, 1, 0, stream>>>(empty_flags, params.k, empty_list);
   KMS_CHECK_LAUNCH();
-  const bool wide = sizeof(LabelT) == 2;
+  const FarthestRound round{
+      points,        n,           params.d,      labels,     sizeof(LabelT) == 2,
+      old_centroids, picked_keys, picked_points, block_keys, key_blocks};
   for (int e = 0; e < empty_count; ++e) {
-    const unsigned long long* previous = e > 0 ? picked_keys + (e - 1) : nullptr;
-    farthestDistanceKernel<<<key_blocks, kFarthestThreads, 0, stream>>>(
-        points, n, params.d, labels, wide, old_centroids, previous, block_keys);
-    KMS_CHECK_LAUNCH();
-    pickDistanceKernel<<<1, kFarthestThreads, 0, stream>>>(block_keys, key_blocks, picked_keys + e);
-    KMS_CHECK_LAUNCH();
-    farthestPositionKernel<<<key_blocks, kFarthestThreads, 0, stream>>>(
-        points, n, params.d, labels, wide, old_centroids, previous, picked_keys + e, block_keys);
-    KMS_CHECK_LAUNCH();
-    pickPositionKernel<<<1, kFarthestThreads, 0, stream>>>(
-        block_keys, key_blocks, picked_keys + e, empty_list, e, points, params.d, new_centroids);
+    launchFarthestDistance(round, e, stream);
+    launchFarthestPosition(round, e, empty_list, new_centroids, stream);
+  }
+  launchReshift(old_centroids, new_centroids, scalars, report, params, stream);
+}
+
+void launchFarthestDistance(const FarthestRound& r, int e, cudaStream_t stream) {
+  const unsigned long long* previous = e > 0 ? r.picked_keys + (e - 1) : nullptr;
+  const float* previous_point =
+      e > 0 ? r.picked_points + static_cast<std::size_t>(e - 1) * r.d : nullptr;
+  if (r.n > 0) {
+    farthestDistanceKernel<<<r.key_blocks, kFarthestThreads, 0, stream>>>(
+        r.points, r.n, r.d, r.labels, r.wide_labels, r.old_centroids, previous, previous_point,
+        r.block_keys);
     KMS_CHECK_LAUNCH();
   }
+  pickDistanceKernel<<<1, kFarthestThreads, 0, stream>>>(r.block_keys, r.n > 0 ? r.key_blocks : 0,
+                                                         r.picked_keys + e);
+  KMS_CHECK_LAUNCH();
+}
+
+void launchFarthestPosition(const FarthestRound& r, int e, const int* empty_list,
+                            float* new_centroids, cudaStream_t stream) {
+  const unsigned long long* previous = e > 0 ? r.picked_keys + (e - 1) : nullptr;
+  const float* previous_point =
+      e > 0 ? r.picked_points + static_cast<std::size_t>(e - 1) * r.d : nullptr;
+  if (r.n > 0) {
+    farthestPositionKernel<<<r.key_blocks, kFarthestThreads, 0, stream>>>(
+        r.points, r.n, r.d, r.labels, r.wide_labels, r.old_centroids, previous, previous_point,
+        r.picked_keys + e, r.block_keys);
+    KMS_CHECK_LAUNCH();
+  }
+  pickPositionKernel<<<1, kFarthestThreads, 0, stream>>>(
+      r.block_keys, r.n > 0 ? r.key_blocks : 0, r.picked_keys + e, empty_list, e, r.points, r.d,
+      new_centroids, r.picked_points + static_cast<std::size_t>(e) * r.d);
+  KMS_CHECK_LAUNCH();
+}
+
+void launchReshift(const float* old_centroids, const float* new_centroids,
+                   IterationScalars* scalars, IterationReport* report, const UpdateParams& params,
+                   cudaStream_t stream) {
   reshiftKernel<<<1, kUpdateThreads, 0, stream>>>(old_centroids, new_centroids, scalars, report,
                                                   params);
   KMS_CHECK_LAUNCH();
@@ -356,12 +399,12 @@ void launchReseed(const float* points, std::size_t n, const LabelT* labels,
 
 template void launchReseed<std::uint8_t>(const float*, std::size_t, const std::uint8_t*,
                                          const float*, float*, const unsigned char*, int*,
-                                         unsigned long long*, unsigned long long*, int,
+                                         unsigned long long*, float*, unsigned long long*, int,
                                          IterationScalars*, IterationReport*, const UpdateParams&,
                                          int, cudaStream_t);
 template void launchReseed<std::uint16_t>(const float*, std::size_t, const std::uint16_t*,
                                           const float*, float*, const unsigned char*, int*,
-                                          unsigned long long*, unsigned long long*, int,
+                                          unsigned long long*, float*, unsigned long long*, int,
                                           IterationScalars*, IterationReport*, const UpdateParams&,
                                           int, cudaStream_t);
 

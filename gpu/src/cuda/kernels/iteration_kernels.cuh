@@ -84,15 +84,47 @@ void launchUpdate(const long long* totals, const float* old_centroids, float* ne
 /// clusters, ascending, take the m farthest distinct positions (distance to their assigned
 /// centroid in `old_centroids`), farthest first, ties to the lexicographically smaller
 /// coordinates — EmptyClusterPolicy::ReseedFarthest, as the CPU backend does it. Then
-/// recomputes the shift and the report. `picked_keys` needs m slots, `block_keys` one per
-/// block of farthestBlocks().
+/// recomputes the shift and the report. `picked_keys` needs m slots, `picked_points` m × d,
+/// `block_keys` one per block of farthestBlocks().
 template <typename LabelT>
 void launchReseed(const float* points, std::size_t n, const LabelT* labels,
                   const float* old_centroids, float* new_centroids,
                   const unsigned char* empty_flags, int* empty_list,
-                  unsigned long long* picked_keys, unsigned long long* block_keys, int key_blocks,
-                  IterationScalars* scalars, IterationReport* report, const UpdateParams& params,
-                  int empty_count, cudaStream_t stream);
+                  unsigned long long* picked_keys, float* picked_points,
+                  unsigned long long* block_keys, int key_blocks, IterationScalars* scalars,
+                  IterationReport* report, const UpdateParams& params, int empty_count,
+                  cudaStream_t stream);
+
+/// A re-seeding round found no point (picked_keys).
+inline constexpr unsigned long long kNoPick = ~0ull;
+
+/// One GPU's part of a re-seeding round (the sharded engine runs the rounds of launchReseed
+/// itself and decides each round across GPUs on the host).
+struct FarthestRound {
+  const float* points;
+  std::size_t n;
+  int d;
+  const void* labels;
+  bool wide_labels;  ///< uint16 labels (else uint8)
+  const float* old_centroids;
+  unsigned long long* picked_keys;  ///< per round: distance bits << 32 | local index, or ~0
+  float* picked_points;             ///< per round: the pick's coordinates (d floats)
+  unsigned long long* block_keys;
+  int key_blocks;
+};
+
+/// Round e, phase 1: picked_keys[e] ← the largest distance after pick e − 1 among these points
+/// (bits << 32 | 0xffffffff), or ~0 when none is left.
+void launchFarthestDistance(const FarthestRound& round, int e, cudaStream_t stream);
+/// Round e, phase 2 (picked_keys[e] holding the round's distance): picked_keys[e] ← the first
+/// point at that distance by coordinates (its index in the low bits, or ~0), its coordinates in
+/// picked_points[e]; with `new_centroids`, empty cluster empty_list[e] moves onto it.
+void launchFarthestPosition(const FarthestRound& round, int e, const int* empty_list,
+                            float* new_centroids, cudaStream_t stream);
+/// After the rounds: the largest shift over all clusters, and the report again.
+void launchReshift(const float* old_centroids, const float* new_centroids,
+                   IterationScalars* scalars, IterationReport* report, const UpdateParams& params,
+                   cudaStream_t stream);
 
 /// Blocks used by the farthest-point search (size of block_keys).
 int farthestBlocks(std::size_t n, int multiprocessors);

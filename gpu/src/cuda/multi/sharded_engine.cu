@@ -1,0 +1,579 @@
+#include "cuda/multi/sharded_engine.cuh"
+
+#include <algorithm>
+#include <cstddef>
+#include <exception>
+#include <sstream>
+#include <thread>
+
+#include "common/centring.h"
+#include "common/constants.h"
+#include "common/exact_math.h"
+#include "common/seeding.h"
+#include "cuda/cuda_check.cuh"
+#include "cuda/kernels/init_kernels.cuh"
+#include "cuda/kernels/iteration_kernels.cuh"
+#include "kmeans/errors.h"
+
+namespace kms::cuda {
+namespace {
+
+/// Runs fn(s) for s < count, each on its own thread (work that waits on one GPU's copies, such as
+/// loading its rows); rethrows the first shard's exception.
+template <typename Fn>
+void forEachShard(std::size_t count, Fn fn) {
+  std::vector<std::exception_ptr> errors(count);
+  std::vector<std::thread> threads;
+  threads.reserve(count);
+  for (std::size_t s = 0; s < count; ++s)
+    threads.emplace_back([&, s] {
+      try {
+        fn(s);
+      } catch (...) {
+        errors[s] = std::current_exception();
+      }
+    });
+  for (auto& t : threads)
+    t.join();
+  for (const auto& e : errors)
+    if (e) std::rethrow_exception(e);
+}
+
+DataView rowsOf(const DataView& data, std::size_t begin, std::size_t end) {
+  DataView part;
+  part.points = data.points + begin * static_cast<std::size_t>(data.d);
+  part.n = end - begin;
+  part.d = data.d;
+  part.weights = data.weights ? data.weights + begin : nullptr;
+  part.counts = data.counts ? data.counts + begin : nullptr;
+  return part;
+}
+
+/// −1, 0 or 1: the lexicographic order of two rows (the kernels' compareRows).
+int compareRows(const float* a, const float* b, int d) {
+  for (int c = 0; c < d; ++c)
+    if (a[c] != b[c]) return a[c] < b[c] ? -1 : 1;
+  return 0;
+}
+
+}  // namespace
+
+ShardedEngine::ShardedEngine(const std::vector<int>& devices, const EngineOptions& options)
+    : devices_(devices) {
+  for (int device : devices) {
+    auto engine =
+        std::make_unique<CudaEngine>(device, options.max_device_bytes, options.cuda_tensor_cores);
+    engine->shard_ = true;
+    shards_.push_back(std::move(engine));
+  }
+  comms_.resize(devices.size() + 1);
+  communicatorFor(devices.size());  // fails now, not at the first step, when NCCL is missing
+}
+
+ShardedEngine::~ShardedEngine() {
+  // Queued all-reduces finish before the communicators go (errors are moot here).
+  for (auto& shard : shards_) {
+    cudaSetDevice(shard->device_);
+    cudaStreamSynchronize(shard->compute_.get());
+  }
+  comms_.clear();
+}
+
+AllReduce& ShardedEngine::communicatorFor(std::size_t gpus) {
+  if (!comms_[gpus])
+    comms_[gpus] =
+        std::make_unique<AllReduce>(std::vector<int>(devices_.begin(), devices_.begin() + gpus));
+  return *comms_[gpus];
+}
+
+BackendInfo ShardedEngine::info() const {
+  const std::size_t used = has_data_ ? active_ : shards_.size();
+  std::ostringstream os;
+  bool same = true;
+  for (std::size_t s = 1; s < used; ++s)
+    same = same && shard(s).props_.name == std::string(shard(0).props_.name);
+  if (same) {
+    os << used << " × " << shard(0).info().device;
+  } else {
+    for (std::size_t s = 0; s < used; ++s)
+      os << (s ? " + " : "") << shard(s).info().device;
+  }
+  os << ", " << comms_[shards_.size()]->describe();
+  if (has_data_ && active_ < shards_.size())
+    os << " (the data fill " << active_ << " of " << shards_.size() << " GPUs)";
+  return {"cuda", os.str(), static_cast<int>(used)};
+}
+
+std::pair<std::size_t, std::size_t> ShardedEngine::locate(std::size_t i) const {
+  const auto end = first_row_.begin() + static_cast<std::ptrdiff_t>(active_) + 1;
+  const std::size_t s =
+      static_cast<std::size_t>(std::upper_bound(first_row_.begin(), end, i) - first_row_.begin()) -
+      1;
+  return {s, i - first_row_[s]};
+}
+
+void ShardedEngine::setData(const DataView& data) {
+  has_data_ = false;
+  initialized_ = false;
+  DataSummary summary = summarizeData(data);  // validates; the one summary every GPU uses
+  // Shards start at multiples of the k-means++ sampling chunk, so every GPU's chunk sums are the
+  // single GPU's (the seeding draws from them). Small data fill fewer GPUs.
+  const std::size_t chunks = plusPlusChunks(data.n);
+  const std::size_t gpus = shards_.size();
+  const std::size_t rows_per_gpu = (chunks + gpus - 1) / gpus * kSamplingChunk;
+  const std::size_t active = (data.n + rows_per_gpu - 1) / rows_per_gpu;
+  first_row_.assign(active + 1, data.n);
+  for (std::size_t s = 0; s < active; ++s)
+    first_row_[s] = s * rows_per_gpu;
+  forEachShard(active, [&](std::size_t s) {
+    shard(s).shard_ = true;
+    shard(s).loadData(rowsOf(data, first_row_[s], first_row_[s + 1]), &summary);
+  });
+  for (std::size_t s = active; s < shards_.size(); ++s)  // GPUs these data do not reach
+    shard(s).releaseData();
+  active_ = active;
+  if (active_ > 1) communicatorFor(active_);
+  summary_ = std::move(summary);
+  n_ = data.n;
+  d_ = data.d;
+  has_data_ = true;
+  iteration_ = 0;
+  converged_ = false;
+}
+
+void ShardedEngine::requireInitialized() const {
+  if (!initialized_) throw std::logic_error("ShardedEngine used before initialize");
+}
+
+void ShardedEngine::initialize(const KMeansConfig& config) {
+  if (!has_data_) throw std::logic_error("ShardedEngine::initialize called before setData");
+  validateConfig(config, n_, d_);
+  initialized_ = false;
+  KMeansConfig shard_config = config;
+  shard_config.keep_history = false;  // kept here, once
+  for (std::size_t s = 0; s < active_; ++s)
+    shard(s).prepareRun(shard_config);
+  config_ = config;
+  k_ = config.k;
+  switch (config.init) {
+    case InitMethod::Random:
+      seedRandom();
+      break;
+    case InitMethod::KMeansPlusPlus:
+    case InitMethod::GreedyKMeansPlusPlus:
+      if (shard(0).labelBytes() == 1)
+        seedPlusPlus<std::uint8_t>(config.init == InitMethod::GreedyKMeansPlusPlus);
+      else
+        seedPlusPlus<std::uint16_t>(config.init == InitMethod::GreedyKMeansPlusPlus);
+      break;
+    case InitMethod::Given: {
+      const std::size_t kd = static_cast<std::size_t>(k_) * d_;
+      std::vector<float> centred(kd);
+      for (std::size_t i = 0; i < kd; ++i)
+        centred[i] = exact::sub(config.initial_centroids[i], summary_.mid[i % d_]);
+      broadcastCentroids(centred.data(), 0, static_cast<std::size_t>(k_));
+      break;
+    }
+  }
+  for (std::size_t s = 0; s < active_; ++s)
+    shard(s).startRun();
+  iteration_ = 0;
+  converged_ = false;
+  last_ = IterationStats{};
+  snapshot_requested_ = false;
+  capture_pending_ = false;
+  parts_.assign(active_, Snapshot{});
+  part_taken_.assign(active_, false);
+  initialized_ = true;
+  clearHistory();
+  keepHistory();
+}
+
+void ShardedEngine::broadcastCentroids(const float* centred, std::size_t first_row,
+                                       std::size_t rows) const {
+  const std::size_t offset = first_row * d_, count = rows * d_;
+  for (std::size_t s = 0; s < active_; ++s) {
+    shard(s).activate();
+    KMS_CUDA_CHECK(cudaMemcpy(shard(s).centroids_[0].get() + offset, centred, count * sizeof(float),
+                              cudaMemcpyHostToDevice));
+  }
+}
+
+std::vector<float> ShardedEngine::fetchRow(std::size_t i) const {
+  const auto [s, local] = locate(i);
+  std::vector<float> row(d_);
+  shard(s).activate();
+  // Centred rows (setData centred them on the device); device or mapped host memory.
+  KMS_CUDA_CHECK(cudaMemcpy(row.data(), shard(s).points_.get() + local * d_, d_ * sizeof(float),
+                            cudaMemcpyDefault));
+  return row;
+}
+
+void ShardedEngine::seedRandom() {
+  std::vector<std::uint32_t> counts;
+  if (summary_.fixed.counted) {
+    counts.resize(n_);
+    for (std::size_t s = 0; s < active_; ++s) {
+      shard(s).activate();
+      KMS_CUDA_CHECK(cudaMemcpy(counts.data() + first_row_[s], shard(s).counts_.get(),
+                                shard(s).n_ * sizeof(std::uint32_t), cudaMemcpyDefault));
+    }
+  }
+  const auto picks = summary_.fixed.counted
+                         ? seeding::weightedDistinctIndices(counts.data(), n_, k_, config_.seed)
+                         : seeding::distinctIndices(n_, k_, config_.seed);
+  std::vector<float> centred(static_cast<std::size_t>(k_) * d_);
+  for (int j = 0; j < k_; ++j) {
+    const std::vector<float> row = fetchRow(static_cast<std::size_t>(picks[j]));
+    std::copy(row.begin(), row.end(), centred.begin() + static_cast<std::size_t>(j) * d_);
+  }
+  broadcastCentroids(centred.data(), 0, static_cast<std::size_t>(k_));
+}
+
+template <typename LabelT>
+std::vector<float> ShardedEngine::drawRow(const std::vector<double>& chunk_sums, int j,
+                                          double u) const {
+  // Placed exactly as the single GPU's pick kernel places it (seeding::pickChunk is that loop).
+  const seeding::ChunkPick pick = seeding::pickChunk(chunk_sums, u);
+  if (pick.chunk < 0)
+    return fetchRow(std::min(n_ - 1, static_cast<std::size_t>(u * static_cast<double>(n_))));
+  const auto [s, local] = locate(static_cast<std::size_t>(pick.chunk) * kSamplingChunk);
+  CudaEngine& g = shard(s);
+  g.activate();
+  const cudaStream_t stream = g.compute_.get();
+  float* out = g.staged_centroids_.get();  // free until the first capture
+  launchPlusPlusPickIn<LabelT>(
+      g.points_.get(), g.weights_.size() ? g.weights_.get() : nullptr,
+      g.counts_.size() ? g.counts_.get() : nullptr, g.n_, d_, g.centroids_[0].get(), j,
+      ChunkDraw{static_cast<long long>(local / kSamplingChunk), pick.target},
+      reinterpret_cast<const LabelT*>(g.labelHalf(0)), out, stream);
+  std::vector<float> row(d_);
+  KMS_CUDA_CHECK(
+      cudaMemcpyAsync(row.data(), out, d_ * sizeof(float), cudaMemcpyDeviceToHost, stream));
+  g.compute_.synchronize();
+  return row;
+}
+
+template <typename LabelT>
+void ShardedEngine::seedPlusPlus(bool greedy) {
+  const int count = greedy ? seeding::greedyCandidates(k_) : 1;
+  double diameter2 = 0.0;
+  for (int c = 0; c < d_; ++c) {
+    const double extent = double(summary_.hi[c]) - double(summary_.lo[c]);
+    diameter2 += extent * extent;
+  }
+  // CudaEngine::initPlusPlus's scale (the CPU backend's bound).
+  const double scale = seeding::potentialScale(summary_.total_weight * diameter2 * 1.01 + 1.0);
+  std::vector<DeviceBuffer<float>> candidates(active_);
+  std::vector<DeviceBuffer<long long>> potentials(active_);
+  if (greedy)
+    for (std::size_t s = 0; s < active_; ++s) {
+      shard(s).activate();
+      candidates[s].resize(static_cast<std::size_t>(count) * d_);
+      potentials[s].resize(count);
+    }
+  std::vector<double> chunk_sums(plusPlusChunks(n_));
+  std::vector<float> rows(static_cast<std::size_t>(count) * d_);
+  for (int j = 0; j < k_; ++j) {
+    // Every GPU updates its points' nearest centroid and sums its chunks' mass; the host places
+    // the draw among all chunks, in order.
+    for (std::size_t s = 0; s < active_; ++s) {
+      CudaEngine& g = shard(s);
+      g.activate();
+      launchPlusPlusMass<LabelT>(
+          g.points_.get(), g.weights_.size() ? g.weights_.get() : nullptr,
+          g.counts_.size() ? g.counts_.get() : nullptr, g.n_, d_, g.centroids_[0].get(), j,
+          reinterpret_cast<LabelT*>(g.labelHalf(0)), g.chunk_sums_.get(), g.compute_.get());
+      KMS_CUDA_CHECK(cudaMemcpyAsync(chunk_sums.data() + first_row_[s] / kSamplingChunk,
+                                     g.chunk_sums_.get(), plusPlusChunks(g.n_) * sizeof(double),
+                                     cudaMemcpyDeviceToHost, g.compute_.get()));
+    }
+    for (std::size_t s = 0; s < active_; ++s) {
+      shard(s).activate();
+      shard(s).compute_.synchronize();
+    }
+    if (!greedy || j == 0) {
+      const std::vector<float> row =
+          drawRow<LabelT>(chunk_sums, j, seeding::plusPlusUniform(config_.seed, j));
+      broadcastCentroids(row.data(), static_cast<std::size_t>(j), 1);
+      continue;
+    }
+    for (int l = 0; l < count; ++l) {
+      const std::vector<float> row =
+          drawRow<LabelT>(chunk_sums, j, seeding::greedyUniform(config_.seed, j, l));
+      std::copy(row.begin(), row.end(), rows.begin() + static_cast<std::size_t>(l) * d_);
+    }
+    // Each candidate's potential: every GPU's exact integer part, added up here.
+    std::vector<unsigned long long> total(count, 0);
+    std::vector<long long> part(count);
+    for (std::size_t s = 0; s < active_; ++s) {
+      CudaEngine& g = shard(s);
+      g.activate();
+      const cudaStream_t stream = g.compute_.get();
+      KMS_CUDA_CHECK(cudaMemcpyAsync(candidates[s].get(), rows.data(), rows.size() * sizeof(float),
+                                     cudaMemcpyHostToDevice, stream));
+      launchGreedyPotentials<LabelT>(
+          g.points_.get(), g.weights_.size() ? g.weights_.get() : nullptr,
+          g.counts_.size() ? g.counts_.get() : nullptr, g.n_, d_, g.centroids_[0].get(),
+          reinterpret_cast<const LabelT*>(g.labelHalf(0)), candidates[s].get(), count, scale,
+          potentials[s].get(), stream);
+      KMS_CUDA_CHECK(cudaMemcpyAsync(part.data(), potentials[s].get(), count * sizeof(long long),
+                                     cudaMemcpyDeviceToHost, stream));
+      g.compute_.synchronize();
+      for (int l = 0; l < count; ++l)  // wraps as the single GPU's atomicAdd does
+        total[l] += static_cast<unsigned long long>(part[l]);
+    }
+    int best = 0;
+    for (int l = 1; l < count; ++l)  // ties keep the earlier candidate
+      if (static_cast<long long>(total[l]) < static_cast<long long>(total[best])) best = l;
+    broadcastCentroids(rows.data() + static_cast<std::size_t>(best) * d_,
+                       static_cast<std::size_t>(j), 1);
+  }
+  for (std::size_t s = 0; s < active_; ++s) {  // the buffers above go out of scope
+    shard(s).activate();
+    shard(s).compute_.synchronize();
+  }
+}
+
+void ShardedEngine::sumAcrossGpus() {
+  if (active_ == 1) {  // one GPU holds all rows: its totals are everyone's
+    CudaEngine& g = shard(0);
+    KMS_CUDA_CHECK(cudaMemcpyAsync(g.global_totals_.get(), g.totals_.get(), g.totals_.bytes(),
+                                   cudaMemcpyDeviceToDevice, g.compute_.get()));
+    return;
+  }
+  std::vector<AllReduceBuffers> parts(active_);
+  for (std::size_t s = 0; s < active_; ++s) {
+    CudaEngine& g = shard(s);
+    auto* scalars = reinterpret_cast<unsigned char*>(g.scalars_.get());
+    parts[s].totals = g.totals_.get();
+    parts[s].global_totals = g.global_totals_.get();
+    parts[s].columns = g.totals_.size();
+    parts[s].inertia = reinterpret_cast<double*>(scalars + offsetof(IterationScalars, inertia));
+    parts[s].changed =
+        reinterpret_cast<unsigned long long*>(scalars + offsetof(IterationScalars, changed));
+    parts[s].searched =
+        reinterpret_cast<unsigned long long*>(scalars + offsetof(IterationScalars, searched));
+    parts[s].stream = g.compute_.get();
+  }
+  communicatorFor(active_).sum(parts);
+}
+
+IterationStats ShardedEngine::step() {
+  requireInitialized();
+  // A capture needs every GPU free to start one, so that all capture the same iteration.
+  std::vector<double> copy_ms(active_);
+  bool capture = snapshot_requested_;
+  for (std::size_t s = 0; s < active_; ++s) {
+    shard(s).activate();
+    copy_ms[s] = shard(s).pollCopy();
+    capture = capture && shard(s).canCapture();
+  }
+  std::vector<CudaEngine::PendingStep> steps(active_);
+  for (std::size_t s = 0; s < active_; ++s)
+    steps[s] = shard(s).beginStep(capture, copy_ms[s]);
+  for (std::size_t s = 0; s < active_; ++s)
+    shard(s).launchPart(steps[s], CudaEngine::Part::kSums);
+  sumAcrossGpus();
+  for (std::size_t s = 0; s < active_; ++s)
+    shard(s).launchPart(steps[s], CudaEngine::Part::kUpdate);
+  std::vector<IterationReport> reports(active_);
+  for (std::size_t s = 0; s < active_; ++s)
+    reports[s] = shard(s).readReport();
+  if (reports[0].empty_count > 0 && config_.empty_clusters == EmptyClusterPolicy::ReseedFarthest) {
+    reseedAcross(steps, reports[0].empty_count);
+    for (std::size_t s = 0; s < active_; ++s)
+      reports[s] = shard(s).readReport();
+  }
+  // Every GPU updated from the same totals: their reports agree, or something is broken.
+  for (std::size_t s = 1; s < active_; ++s)
+    if (reports[s].changed != reports[0].changed || reports[s].converged != reports[0].converged ||
+        reports[s].empty_count != reports[0].empty_count ||
+        reports[s].max_shift != reports[0].max_shift)
+      throw DeviceError("internal error: the GPUs disagree about iteration " +
+                        std::to_string(iteration_ + 1));
+  std::vector<IterationStats> per_gpu(active_);
+  for (std::size_t s = 0; s < active_; ++s) {
+    shard(s).activate();
+    per_gpu[s] = shard(s).finishStep(steps[s], reports[s]);
+  }
+  // Stage times from the GPU that waited least in the all-reduce: the slowest one, whose
+  // assignment bounds the iteration; its communication time is the all-reduce itself.
+  std::size_t slowest = 0;
+  for (std::size_t s = 1; s < active_; ++s)
+    if (per_gpu[s].ms.communication_ms < per_gpu[slowest].ms.communication_ms) slowest = s;
+  IterationStats stats = per_gpu[0];
+  stats.ms = per_gpu[slowest].ms;
+  stats.ms.copy_ms = *std::max_element(copy_ms.begin(), copy_ms.end());
+  ++iteration_;
+  converged_ = stats.converged;
+  last_ = stats;
+  if (steps[0].capture) {  // a new capture replaces one not fully taken
+    snapshot_requested_ = false;
+    capture_pending_ = true;
+    captured_stats_ = stats;
+    part_taken_.assign(active_, false);
+  }
+  keepHistory();
+  return stats;
+}
+
+void ShardedEngine::reseedAcross(const std::vector<CudaEngine::PendingStep>& steps,
+                                 int empty_count) {
+  std::vector<unsigned char> flags(k_);
+  shard(0).activate();
+  KMS_CUDA_CHECK(cudaMemcpy(flags.data(), shard(0).empty_flags_.get(), k_, cudaMemcpyDeviceToHost));
+  std::vector<int> empties;
+  for (int j = 0; j < k_; ++j)
+    if (flags[j]) empties.push_back(j);
+  std::vector<FarthestRound> rounds(active_);
+  for (std::size_t s = 0; s < active_; ++s) {
+    CudaEngine& g = shard(s);
+    rounds[s] = FarthestRound{g.points_.get(),
+                              g.n_,
+                              d_,
+                              g.labelHalf(steps[s].out_half),
+                              g.labelBytes() == 2,
+                              g.centroids_[g.cur_].get(),
+                              g.picked_keys_.get(),
+                              g.picked_points_.get(),
+                              g.farthest_keys_.get(),
+                              g.farthest_blocks_};
+  }
+  std::vector<unsigned long long> keys(active_);
+  std::vector<std::vector<float>> points(active_, std::vector<float>(d_));
+  const auto readKeys = [&](int e, bool with_points) {
+    for (std::size_t s = 0; s < active_; ++s) {
+      shard(s).activate();
+      KMS_CUDA_CHECK(cudaMemcpy(&keys[s], rounds[s].picked_keys + e, sizeof(unsigned long long),
+                                cudaMemcpyDeviceToHost));
+      if (with_points)
+        KMS_CUDA_CHECK(cudaMemcpy(points[s].data(),
+                                  rounds[s].picked_points + static_cast<std::size_t>(e) * d_,
+                                  d_ * sizeof(float), cudaMemcpyDeviceToHost));
+    }
+  };
+  for (int e = 0; e < empty_count && e < static_cast<int>(empties.size()); ++e) {
+    // Phase 1: the largest distance left on any GPU.
+    for (std::size_t s = 0; s < active_; ++s) {
+      shard(s).activate();
+      launchFarthestDistance(rounds[s], e, shard(s).compute_.get());
+    }
+    readKeys(e, false);
+    bool any = false;
+    unsigned long long bits = 0;
+    for (const unsigned long long key : keys)
+      if (key != kNoPick) {
+        bits = any ? std::max(bits, key >> 32) : key >> 32;  // non-negative floats order as uints
+        any = true;
+      }
+    if (!any) break;  // fewer positions than empty clusters: the rest keep their centroids
+    const unsigned long long distance_key = (bits << 32) | 0xffffffffull;
+    for (std::size_t s = 0; s < active_; ++s) {
+      shard(s).activate();
+      KMS_CUDA_CHECK(cudaMemcpy(rounds[s].picked_keys + e, &distance_key, sizeof distance_key,
+                                cudaMemcpyHostToDevice));
+      launchFarthestPosition(rounds[s], e, nullptr, nullptr, shard(s).compute_.get());
+    }
+    // Phase 2: each GPU's first position at that distance; the first of those by coordinates.
+    readKeys(e, true);
+    std::ptrdiff_t chosen = -1;
+    for (std::size_t s = 0; s < active_; ++s)
+      if (keys[s] != kNoPick &&
+          (chosen < 0 || compareRows(points[s].data(), points[chosen].data(), d_) < 0))
+        chosen = static_cast<std::ptrdiff_t>(s);
+    if (chosen < 0) throw DeviceError("internal error: re-seeding lost its farthest point");
+    const std::vector<float>& point = points[chosen];
+    std::vector<float> centroid(d_);
+    for (int c = 0; c < d_; ++c)
+      centroid[c] = exact::add(point[c], 0.0f);      // −0 becomes +0, as on one GPU
+    const unsigned long long pick_key = bits << 32;  // rounds compare positions, not indices
+    const std::size_t row = static_cast<std::size_t>(empties[e]) * d_;
+    for (std::size_t s = 0; s < active_; ++s) {
+      CudaEngine& g = shard(s);
+      g.activate();
+      KMS_CUDA_CHECK(cudaMemcpy(rounds[s].picked_keys + e, &pick_key, sizeof pick_key,
+                                cudaMemcpyHostToDevice));
+      KMS_CUDA_CHECK(cudaMemcpy(rounds[s].picked_points + static_cast<std::size_t>(e) * d_,
+                                point.data(), d_ * sizeof(float), cudaMemcpyHostToDevice));
+      KMS_CUDA_CHECK(cudaMemcpy(g.centroids_[1 - g.cur_].get() + row, centroid.data(),
+                                d_ * sizeof(float), cudaMemcpyHostToDevice));
+    }
+  }
+  for (std::size_t s = 0; s < active_; ++s) {
+    CudaEngine& g = shard(s);
+    g.activate();
+    launchReshift(g.centroids_[g.cur_].get(), g.centroids_[1 - g.cur_].get(), g.scalars_.get(),
+                  g.report_device_, g.updateParams(), g.compute_.get());
+    g.after_update_.record(g.compute_.get());
+  }
+}
+
+void ShardedEngine::mergeParts(Snapshot& out, const IterationStats& stats, double copy_ms) {
+  const Snapshot& first = parts_[0];
+  out.iteration = first.iteration;
+  out.n = n_;
+  out.k = k_;
+  out.d = d_;
+  out.centroids = first.centroids;
+  out.centred_centroids = first.centred_centroids;
+  out.stats = stats;
+  out.stats.ms.copy_ms = copy_ms;
+  if (first.iteration <= 0) {
+    out.labels.clear();
+    return;
+  }
+  out.labels.resize(n_);
+  for (std::size_t s = 0; s < active_; ++s)
+    std::copy(parts_[s].labels.begin(), parts_[s].labels.end(),
+              out.labels.begin() + static_cast<std::ptrdiff_t>(first_row_[s]));
+}
+
+void ShardedEngine::snapshot(Snapshot& out) {
+  requireInitialized();
+  forEachShard(active_, [&](std::size_t s) { shard(s).snapshot(parts_[s]); });
+  capture_pending_ = false;  // the GPUs handed over or dropped their captures
+  mergeParts(out, last_, parts_[0].stats.ms.copy_ms);
+}
+
+bool ShardedEngine::takeCapturedSnapshot(Snapshot& out) {
+  if (!capture_pending_) return false;
+  bool all = true;
+  for (std::size_t s = 0; s < active_; ++s) {
+    if (!part_taken_[s]) part_taken_[s] = shard(s).takeCapturedSnapshot(parts_[s]);
+    all = all && part_taken_[s];
+  }
+  if (!all) return false;
+  double copy_ms = 0.0;
+  for (const Snapshot& part : parts_)
+    copy_ms = std::max(copy_ms, part.stats.ms.copy_ms);
+  mergeParts(out, captured_stats_, copy_ms);
+  capture_pending_ = false;
+  return true;
+}
+
+void ShardedEngine::assign(const std::vector<float>& centred_centroids,
+                           std::vector<std::int32_t>& labels) {
+  if (!has_data_) throw std::logic_error("ShardedEngine::assign called before setData");
+  validateCentroidCount(centred_centroids.size(), d_);
+  labels.resize(n_);
+  std::vector<std::vector<std::int32_t>> parts(active_);
+  forEachShard(active_, [&](std::size_t s) { shard(s).assign(centred_centroids, parts[s]); });
+  for (std::size_t s = 0; s < active_; ++s)
+    std::copy(parts[s].begin(), parts[s].end(),
+              labels.begin() + static_cast<std::ptrdiff_t>(first_row_[s]));
+}
+
+void ShardedEngine::keepHistory() {
+  if (!config_.keep_history) return;
+  CudaEngine& g = shard(0);
+  g.activate();
+  const std::size_t kd = static_cast<std::size_t>(k_) * d_;
+  std::vector<float> centred(kd);
+  KMS_CUDA_CHECK(cudaMemcpyAsync(centred.data(), g.centroids_[g.cur_].get(), kd * sizeof(float),
+                                 cudaMemcpyDeviceToHost, g.compute_.get()));
+  g.compute_.synchronize();
+  recordHistory(toDataUnits(centred.data(), kd, summary_.mid), centred, k_, d_, last_);
+}
+
+}  // namespace kms::cuda
