@@ -123,6 +123,7 @@ QWidget* ControlsPanel::buildParameterGroup() {
       tr("Converged when the fraction of points changing cluster, or the "
          "largest centroid shift relative to the data's extent, drops below this"));
   backend_ = new QComboBox(group);
+  backend_->setObjectName(QStringLiteral("backendCombo"));
   backend_->addItem(tr("Auto"), int(kms::BackendKind::Auto));
   backend_->addItem(tr("CUDA (GPU)"), int(kms::BackendKind::Cuda));
   backend_->addItem(tr("CPU"), int(kms::BackendKind::Cpu));
@@ -180,7 +181,10 @@ QWidget* ControlsPanel::buildParameterGroup() {
     k_->setEnabled(kms::InitMethod(init_->currentData().toInt()) != kms::InitMethod::Given);
     scheduleEdit();
   });
-  connect(backend_, &QComboBox::currentIndexChanged, this, &ControlsPanel::scheduleEdit);
+  connect(backend_, &QComboBox::currentIndexChanged, this, [this] {
+    if (!updating_) wantedBackend_ = kms::BackendKind(backend_->currentData().toInt());
+    scheduleEdit();
+  });
   connect(colourSpace_, &QComboBox::currentIndexChanged, this, &ControlsPanel::scheduleEdit);
   connect(rows_, &QComboBox::currentIndexChanged, this, &ControlsPanel::scheduleEdit);
   connect(restarts_, &QSpinBox::valueChanged, this, &ControlsPanel::scheduleEdit);
@@ -303,7 +307,9 @@ void ControlsPanel::setSettings(const session::RunSettings& settings) {
   seed_->setValue(int(std::min<std::uint64_t>(c.seed, std::uint64_t(seed_->maximum()))));
   maxIterations_->setValue(c.max_iterations);
   tolerance_->setValue(c.tolerance);
-  // "CUDA, all GPUs" is listed only on machines with several; elsewhere it runs on one GPU.
+  // "CUDA, all GPUs" is listed only on machines with several; until the probe has listed it (and
+  // on one GPU) the CUDA entry stands for it.
+  wantedBackend_ = settings.backend;
   int backendIndex = backend_->findData(int(settings.backend));
   if (backendIndex < 0 && settings.backend == kms::BackendKind::CudaAllGpus)
     backendIndex = backend_->findData(int(kms::BackendKind::Cuda));
@@ -325,18 +331,21 @@ session::RunSettings ControlsPanel::settings() const {
   s.config.max_iterations = maxIterations_->value();
   s.config.tolerance = tolerance_->value();
   s.backend = kms::BackendKind(backend_->currentData().toInt());
+  if (s.backend == kms::BackendKind::Cuda && wantedBackend_ == kms::BackendKind::CudaAllGpus)
+    s.backend = kms::BackendKind::CudaAllGpus;  // not listed (yet): the same engine either way
   s.clustering.colourSpace = kms::app::ColourSpace(colourSpace_->currentData().toInt());
   s.clustering.compaction = kms::app::Compaction(rows_->currentData().toInt());
   s.restarts = restarts_->value();
   return s;
 }
 
-void ControlsPanel::setCudaStatus(bool available, const QString& description) {
+void ControlsPanel::setCudaStatus(bool available, const QString& description, int gpus) {
   backend_->setItemData(1, available ? description : tr("Unavailable: %1").arg(description),
                         Qt::ToolTipRole);
-  const int gpus = available ? kms::cudaStatus().device_count : 0;
+  if (!available) gpus = 0;
   const int allIndex = backend_->findData(int(kms::BackendKind::CudaAllGpus));
   if (gpus > 1 && allIndex < 0) {
+    updating_ = true;  // the list grows; the settings stay what they are (no edit)
     backend_->insertItem(2, tr("CUDA, all GPUs (%1)").arg(gpus),
                          int(kms::BackendKind::CudaAllGpus));
     backend_->setItemData(2,
@@ -344,6 +353,8 @@ void ControlsPanel::setCudaStatus(bool available, const QString& description) {
                              "through NCCL: the same labels and centroids as one GPU")
                               .arg(gpus),
                           Qt::ToolTipRole);
+    if (wantedBackend_ == kms::BackendKind::CudaAllGpus) backend_->setCurrentIndex(2);
+    updating_ = false;
   }
 }
 

@@ -34,8 +34,9 @@ class ControlsPanel : public QWidget {
   void setPace(double iterationsPerSecond);
   double pace() const;
   void setDatasetInfo(const QString& name, const QString& details);
-  /// The CUDA entry's tooltip: the device, or why there is none.
-  void setCudaStatus(bool available, const QString& description);
+  /// The CUDA entry's tooltip: the device, or why there is none; with `gpus` > 1 the list
+  /// gains "CUDA, all GPUs".
+  void setCudaStatus(bool available, const QString& description, int gpus = 1);
   /// The largest k that makes sense for the data (its number of points).
   void setMaximumK(int k);
   /// Pictures can choose a colour space; point sets cannot.
@@ -100,6 +101,9 @@ class ControlsPanel : public QWidget {
   QLabel* speedLabel_;
   QTimer debounce_;
   bool updating_ = false;
+  /// The backend last asked for (settings or the user's pick): "CUDA, all GPUs" is listed only
+  /// once the probe has counted the GPUs, and is selected then if it was asked for.
+  kms::BackendKind wantedBackend_ = kms::BackendKind::Auto;
 };
 
 }  // namespace kms::ui

@@ -139,12 +139,14 @@ std::string timeAcrossGpus(const BenchCase& c, const kms::bench::BenchData& data
   const double speedup = single.median_ms / sharded.median_ms;
   const double share = sharded.communication_ms / sharded.median_ms;
   std::printf(
-      "%-34s 1 GPU %.4f ms, %s: %.4f ms/iter (assign %.4f, reduce %.4f, all-reduce %.4f, "
+      "%-34s 1 GPU %.4f ms (assign %.4f), %s: %.4f ms/iter (assign %.4f, reduce %.4f, "
+      "all-reduce %.4f, "
       "update %.4f) — %.2f× faster, all-reduce %.2f%% of the iteration; labels and centroids "
       "after %d iterations %s\n",
-      c.name.c_str(), single.median_ms, devices.c_str(), sharded.median_ms, sharded.assign_ms,
-      sharded.reduce_ms, sharded.communication_ms, sharded.update_ms, speedup, 100.0 * share,
-      one.iteration, identical ? "bit-identical to one GPU" : "DIFFERENT from one GPU");
+      c.name.c_str(), single.median_ms, single.assign_ms, devices.c_str(), sharded.median_ms,
+      sharded.assign_ms, sharded.reduce_ms, sharded.communication_ms, sharded.update_ms, speedup,
+      100.0 * share, one.iteration,
+      identical ? "bit-identical to one GPU" : "DIFFERENT from one GPU");
   return "| " + c.name + " | " + fmt("%.4f", single.median_ms) + " | " +
          fmt("%.4f", sharded.median_ms) + " | " + fmt("%.2f×", speedup) + " | " +
          fmt("%.4f", sharded.communication_ms) + " | " + fmt("%.2f%%", 100.0 * share) + " | " +

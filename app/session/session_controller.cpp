@@ -24,12 +24,13 @@ SessionController::SessionController(QObject* parent) : QObject(parent) {
   connect(worker_, &SessionWorker::failed, this, &SessionController::errorOccurred);
   connect(worker_, &SessionWorker::deviceFailed, this, &SessionController::deviceFailed);
   connect(worker_, &SessionWorker::startProgress, this, &SessionController::startProgress);
-  connect(worker_, &SessionWorker::cudaProbed, this, [this](bool available, const QString& text) {
-    cudaAvailable_ = available;
-    cudaDescription_ = text;
-    loader_.setCompactOnDevice(available && settings_.backend != kms::BackendKind::Cpu);
-    emit cudaProbed(available, text);
-  });
+  connect(worker_, &SessionWorker::cudaProbed, this,
+          [this](bool available, const QString& text, int gpus) {
+            cudaAvailable_ = available;
+            cudaDescription_ = text;
+            loader_.setCompactOnDevice(available && settings_.backend != kms::BackendKind::Cpu);
+            emit cudaProbed(available, text, gpus);
+          });
 
   connect(&loader_, &DatasetLoader::started, this, &SessionController::loadStarted);
   connect(&loader_, &DatasetLoader::progress, this, &SessionController::loadProgress);

@@ -90,8 +90,8 @@ class SessionController : public QObject {
   void engineChanged(const kms::session::EngineDescription& engine);
   /// Frames or records wait in the mailbox.
   void deliveryPending();
-  /// Whether a CUDA device answers: its name, or why not.
-  void cudaProbed(bool available, const QString& description);
+  /// Whether a CUDA device answers: its name, or why not; `gpus` devices present.
+  void cudaProbed(bool available, const QString& description, int gpus);
   /// The engine or the settings failed (k too large, CUDA unavailable, ...).
   void errorOccurred(const QString& message);
   /// The GPU failed during the run (a CUDA error); the run is paused where it was. Switching

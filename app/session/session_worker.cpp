@@ -231,7 +231,8 @@ void SessionWorker::probeCuda() {
   commandDone();
   const kms::CudaStatus status = kms::cudaStatus();
   emit cudaProbed(status.available,
-                  QString::fromStdString(status.available ? status.device : status.reason));
+                  QString::fromStdString(status.available ? status.device : status.reason),
+                  status.available ? status.device_count : 0);
 }
 
 bool SessionWorker::ensureEngine(kms::BackendKind kind) {

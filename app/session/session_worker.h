@@ -77,7 +77,8 @@ class SessionWorker : public QObject {
   void failed(const QString& message);
   /// The GPU failed while running (a CUDA error): the run stopped; the CPU can take over.
   void deviceFailed(const QString& message);
-  void cudaProbed(bool available, const QString& description);
+  /// `gpus`: CUDA devices present (0 when none is available).
+  void cudaProbed(bool available, const QString& description, int gpus);
   /// Best of N: start `start` (0-based) of `starts` is running (the first one is animated, the
   /// others run flat out). `runId` is the run's id: the result frame of all the starts comes
   /// with a later id, so a receiver can drop progress that arrives after the result.

@@ -1,6 +1,8 @@
 // The widgets and helpers on their own: palette strip, image comparison, point thinning,
 // colours, speed mapping, charts, run history, 3-D detection.
 #include <qcustomplot.h>
+#include <QComboBox>
+#include <QMainWindow>
 #include <QSpinBox>
 #include <QTest>
 
@@ -16,6 +18,7 @@
 #include "data/run_history.h"
 #include "generator_dialog.h"
 #include "session/frame_builder.h"
+#include "studio_actions.h"
 #include "ui_test_support.h"
 #include "views/cluster_colours.h"
 #include "views/graphics_support.h"
@@ -162,6 +165,34 @@ TEST(ControlsPanel, SpeedSliderMapsToRates) {
     EXPECT_NEAR(ControlsPanel::paceForPosition(ControlsPanel::positionForPace(pace)), pace,
                 pace * 0.13);
   EXPECT_EQ(ControlsPanel::positionForPace(0.0), ControlsPanel::kFlatOut);
+}
+
+TEST(ControlsPanel, ListsAllGpusOnlyWhenThereAreSeveral) {
+  QMainWindow window;
+  const StudioActions actions(&window);
+  ControlsPanel panel(actions);
+  auto* backend = panel.findChild<QComboBox*>(QStringLiteral("backendCombo"));
+  ASSERT_NE(backend, nullptr);
+  const int allGpus = int(kms::BackendKind::CudaAllGpus);
+  panel.setCudaStatus(true, QStringLiteral("NVIDIA H200"), 1);
+  EXPECT_EQ(backend->findData(allGpus), -1);
+  // Settings asking for every GPU before the probe has counted them: the CUDA entry stands in,
+  // and the settings keep asking for every GPU.
+  kms::session::RunSettings settings;
+  settings.backend = kms::BackendKind::CudaAllGpus;
+  panel.setSettings(settings);
+  EXPECT_EQ(backend->currentData().toInt(), int(kms::BackendKind::Cuda));
+  EXPECT_EQ(panel.settings().backend, kms::BackendKind::CudaAllGpus);
+  panel.setCudaStatus(true, QStringLiteral("NVIDIA H200"), 2);
+  const int index = backend->findData(allGpus);
+  ASSERT_GE(index, 0);
+  EXPECT_EQ(backend->itemText(index), QStringLiteral("CUDA, all GPUs (2)"));
+  EXPECT_EQ(backend->currentIndex(), index);  // now listed, and selected
+  EXPECT_EQ(panel.settings().backend, kms::BackendKind::CudaAllGpus);
+  panel.setCudaStatus(true, QStringLiteral("NVIDIA H200"), 2);  // a second probe adds nothing
+  EXPECT_EQ(backend->count(), 4);
+  backend->setCurrentIndex(backend->findData(int(kms::BackendKind::Cuda)));  // the user picks one
+  EXPECT_EQ(panel.settings().backend, kms::BackendKind::Cuda);
 }
 
 TEST(ScientificSpinBox, ReadsAndWritesExponents) {

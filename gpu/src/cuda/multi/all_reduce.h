@@ -41,6 +41,9 @@ class AllReduce {
   std::string describe() const;
 
  private:
+  /// One all-reduce on every GPU, waited for: NCCL's connection set-up happens here.
+  void warmUp(const std::vector<int>& devices);
+
   struct State;
   State* state_ = nullptr;
 };
