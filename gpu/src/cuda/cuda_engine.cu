@@ -156,20 +156,7 @@ void CudaEngine::loadData(const DataView& data, const DataSummary* given) {
   // The principal axis serves only the compact kernels, which shards do not use.
   const std::array<float, kMaxAxisDims> axis =
       given ? std::array<float, kMaxAxisDims>{1.0f} : principalAxis(data.points, n, d);
-  copy_.synchronize();
-  compute_.synchronize();
-  graphs_.clear();
-  initialized_ = false;
-  has_data_ = false;
-  for (auto* b : {&coord_scale_, &centroids_[0], &centroids_[1], &staged_centroids_})
-    b->release();
-  points_.release();
-  weights_.release();
-  counts_.release();
-  labels_.release();
-  block_sums_.release();
-  totals_.release();
-  bounds_.release();
+  releaseData();
 
   // Points (then weights or counts) on the device while they fit there, else in mapped host
   // memory (also when an allocation finds the device full after all).
