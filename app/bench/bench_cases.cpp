@@ -109,6 +109,8 @@ std::vector<BenchCase> benchCases(bool quick, const Photo* photo) {
       {std::to_string(million) + " pts, d=64, k=256, streamed from host memory", "mix-d64", million,
        64, 256, 0.0, false, false, true},
       {"17695 pts, d=9, k=128", "mix-d9", 17695, 9, 128, 0.010, true},
+      // General data in d = 16 (the compact kernels since d ≤ 16 and k ≤ 256 serve plain points).
+      {std::to_string(million) + " pts, d=16, k=256", "mix-d16", million, 16, 256, 0.0, false},
   };
   // Several GPUs (issue 10): far above 5 ms per iteration on one H200, about 3 ms, about 1 ms.
   for (const std::size_t n : quick ? std::vector<std::size_t>{2000000, 500000}

@@ -1,5 +1,6 @@
-// Plain points with d ≤ 4 and k ≤ 1,024 (a photo's pixels one by one) run on the compact
-// kernels with every count 1: distance bounds and sums kept across iterations. Long runs against
+// Plain points with d ≤ 4 and k ≤ 1,024 (a photo's pixels one by one), and with d ≤ 16 and
+// k ≤ 256, run on the compact kernels with every count 1: distance bounds and sums kept across
+// iterations (d > 4: a warp searches each row the bounds do not settle). Long runs against
 // the CPU backend, iteration by iteration — identical labels, bit-identical centroids, the same
 // changed counts — on data made to stress the bounds: exact duplicates, points on or a few ULPs
 // off the bisectors, centroids that keep drifting for many iterations, re-seeded clusters.
@@ -78,11 +79,13 @@ INSTANTIATE_TEST_SUITE_P(Levels, PixelsGpuVersusCpu,
                                            PixelCase{3, 1024, 256, false},
                                            PixelCase{1, 16, 40, false}, PixelCase{1, 7, 1000, true},
                                            PixelCase{2, 33, 9, false}, PixelCase{4, 100, 16, true},
-                                           // d > 4: the assignment kernels (the compact ones serve
-                                           // these only for counted data).
+                                           // d > 4: rows zero-padded to 8 or 16, a warp per
+                                           // searched row.
                                            PixelCase{5, 40, 8, true}, PixelCase{8, 64, 6, false},
-                                           PixelCase{9, 128, 5, false},
-                                           PixelCase{16, 256, 4, true}),
+                                           PixelCase{9, 128, 5, false}, PixelCase{16, 256, 4, true},
+                                           PixelCase{6, 1, 3, false}, PixelCase{12, 200, 256, true},
+                                           PixelCase{7, 33, 2, false},
+                                           PixelCase{16, 300, 4, false}),  // the assignment kernels
                          pixelName);
 
 // Points on the bisector of two centroids and a few ULPs either side of it, with two far groups
@@ -106,6 +109,40 @@ TEST(CudaPixels, PointsTheCentroidsDriftAcrossFollowTheCpu) {
     p.insert(p.end(), {4.0f + 0.01f * u(rng), 0.5f, 0.5f});
   const std::vector<float> start = {0.0f, 0.5f, 0.5f, 1.0f, 0.5f, 0.5f, 9.0f, 9.0f, 9.0f};
   expectSameTrajectory(p, d, test::givenCentroids(start, 3), 60);
+}
+
+// The same drift in d = 9 (rows padded to 16, searched by a warp), the band spread over the
+// other coordinates too, and more centroids than a warp has lanes: lanes score different
+// centroids, so near ties meet in the warp's combination of their bests and runners-up.
+TEST(CudaPixels, WideRowsTheCentroidsDriftAcrossFollowTheCpu) {
+  KMS_REQUIRE_CUDA();
+  const int d = 9, k = 40;
+  std::vector<float> p;
+  std::mt19937 rng(6);
+  std::uniform_real_distribution<float> u(0.0f, 1.0f);
+  auto row = [&](float x) {
+    p.push_back(x);
+    for (int c = 1; c < d; ++c)
+      p.push_back(0.5f);
+  };
+  for (int i = 0; i < 60000; ++i) {
+    float x = 0.4f + 0.2f * u(rng);
+    for (int step = 0; step < i % 4; ++step)
+      x = std::nextafter(x, i % 3 == 0 ? 0.0f : 1.0f);
+    row(x);
+  }
+  for (int i = 0; i < 30000; ++i)
+    row(-3.0f + 0.01f * u(rng));
+  for (int i = 0; i < 20000; ++i)
+    row(4.0f + 0.01f * u(rng));
+  // Two centroids astride the band; the others far off on the other axes (lanes 2 … 39), some
+  // of them exact copies of each other (equal scores on different lanes).
+  std::vector<float> start(std::size_t(k) * d, 0.5f);
+  start[0] = 0.0f;
+  start[std::size_t(d)] = 1.0f;
+  for (int j = 2; j < k; ++j)
+    start[std::size_t(j) * d + 1 + j % (d - 1)] = 20.0f + float(j % 5);
+  expectSameTrajectory(p, d, test::givenCentroids(start, k), 60);
 }
 
 // The search walks the centroids in the order of their projections on the data's principal axis.

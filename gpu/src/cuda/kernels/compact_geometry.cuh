@@ -112,26 +112,44 @@ __device__ void computeGeometry(const float* centroids, int k, int d, const floa
   __syncthreads();
   const float top = top_shared;
   if (k <= kCompactThreads) {
-    // Nearest other centroid of each, by brute force: thread j against every other, all lanes
-    // reading the same row at a time (a shared-memory broadcast); k ≤ 256 keeps this short.
-    if (static_cast<int>(threadIdx.x) < k) {
-      const int j = threadIdx.x;
-      float cj[D];
+    // Nearest other centroid of each, by brute force over the pairs, each unordered pair once
+    // and every thread busy: `helpers` threads per centroid i share the offsets 1 … k/2 (centroid
+    // i + o, cyclically; for even k the pair at offset k/2 from its lower member only). Each
+    // pair's squared distance goes to i's running minimum and, through a shared atomic minimum
+    // (non-negative floats order like their bit patterns), to the other's. (|a − b|² is the same
+    // float from either end, so the minima equal those of one thread per centroid against all.)
+    __shared__ unsigned nearest_bits[kCompactThreads];
+    for (int j = threadIdx.x; j < k; j += kCompactThreads)
+      nearest_bits[j] = __float_as_uint(INFINITY);
+    __syncthreads();
+    const int helpers = kCompactThreads / k;  // ≥ 1
+    const int i = static_cast<int>(threadIdx.x) % k;
+    const int part = static_cast<int>(threadIdx.x) / k;
+    if (part < helpers) {
+      float ci[D];
 #pragma unroll
       for (int c = 0; c < D; ++c)
-        cj[c] = all[j * S + c];
+        ci[c] = all[i * S + c];
+      const int half = k / 2;
       float nearest = INFINITY;  // squared
-      for (int other = 0; other < k; ++other) {
+#pragma unroll 2
+      for (int o = 1 + part; o <= half; o += helpers) {
+        if (2 * o == k && i >= half) continue;  // that pair belongs to i − k/2
+        const int j = i + o < k ? i + o : i + o - k;
         float d2 = 0.0f;
 #pragma unroll
         for (int c = 0; c < D; ++c) {
-          const float diff = cj[c] - all[other * S + c];
+          const float diff = ci[c] - all[j * S + c];
           d2 = fmaf(diff, diff, d2);
         }
-        if (other != j) nearest = fminf(nearest, d2);
+        nearest = fminf(nearest, d2);
+        atomicMin(&nearest_bits[j], __float_as_uint(d2));
       }
-      geometry[j] = 0.5f * sqrtf(nearest) * (1.0f - 4.0f * kBoundSlack);
+      atomicMin(&nearest_bits[i], __float_as_uint(nearest));
     }
+    __syncthreads();
+    for (int j = threadIdx.x; j < k; j += kCompactThreads)
+      geometry[j] = 0.5f * sqrtf(__uint_as_float(nearest_bits[j])) * (1.0f - 4.0f * kBoundSlack);
     return;
   }
   // Many centroids (d ≤ 4): walk outwards in projection order from each; stop when the gap of

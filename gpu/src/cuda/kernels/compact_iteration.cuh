@@ -15,10 +15,10 @@ namespace kms::cuda {
 template <typename LabelT>
 struct CompactArgs;
 
-/// Whether data of this shape run on the compact kernels (unweighted; d ≤ 4 with k ≤ 1,024, or
-/// d ≤ 16 with k ≤ 256). Other
-/// compact data run on the generic kernel, which handles counts too; other points on the
-/// assignment kernels of assign_launch.cuh.
+/// Whether data of this shape run on the compact kernels (unweighted points or distinct values
+/// with counts; d ≤ 4 with k ≤ 1,024, or d ≤ 16 with k ≤ 256). Other compact data run on the
+/// generic kernel, which handles counts too; other points on the assignment kernels of
+/// assign_launch.cuh.
 bool fitsCompactKernel(int d, int k);
 
 /// Block count and shared memory of the assignment kernel. Throws DeviceError if the runtime

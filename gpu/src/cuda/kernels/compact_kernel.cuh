@@ -197,7 +197,8 @@ __global__ void __launch_bounds__(kCompactThreads) compactUpdateKernel(CompactAr
 inline constexpr int kCompactRowsPerThread = 2;
 /// Rows the bounds did not settle wait in a block-wide queue until a whole round of the block's
 /// threads can search one each: the search (k scores) runs with every lane busy instead of
-/// holding up the warps whose lanes were settled.
+/// holding up the warps whose lanes were settled. (D = 8, 16: a warp searches each queued row,
+/// and the queue is emptied after every batch.)
 inline constexpr int kSearchQueue = kCompactThreads * (kCompactRowsPerThread + 1);
 /// (1 + kBoundSlack)², rounded up.
 inline constexpr float kSquaredSlack = 1.0000201f;
@@ -367,6 +368,92 @@ __device__ __forceinline__ void searchRow(const CompactArgs<LabelT>& a, const Co
   settleLabel<D>(a, b, i, x, count, old_label, label, first, changed);
 }
 
+/// Combines two lanes' (best score, its index, runner-up score) into those of the union: the
+/// lower score wins, equal scores the lower index; the runner-up is the smaller of the two
+/// runners-up and the losing best (equal bests make it the best itself: a gap of zero).
+__device__ __forceinline__ void warpCombineBest(float& best, int& label, float& second) {
+  for (int offset = 16; offset > 0; offset >>= 1) {
+    const float other_best = __shfl_xor_sync(kFullWarp, best, offset);
+    const float other_second = __shfl_xor_sync(kFullWarp, second, offset);
+    const int other_label = __shfl_xor_sync(kFullWarp, label, offset);
+    second = fminf(fminf(second, other_second), fmaxf(best, other_best));
+    if (other_best < best || (other_best == best && other_label < label)) {
+      best = other_best;
+      label = other_label;
+    }
+  }
+}
+
+/// searchRow for the zero-padded dimensions (D = 8, 16), where projections on one axis prune
+/// little: the whole warp searches one row, lane l scoring centroids l, l + 32, …, then the
+/// lanes combine. A row costs k/32 scores per lane instead of k in one thread; on small data
+/// sets a block has a few searched rows, and one thread's serial search of all k was the
+/// kernel's critical path. Same scores, ties, exact re-ranking and bound as searchRow, so the
+/// same label; lane 0 stores the results. Warp-uniform: every lane calls it with the same row.
+template <int D, typename LabelT>
+__device__ __forceinline__ void warpSearchRow(const CompactArgs<LabelT>& a, const CompactBlock& b,
+                                              std::size_t i, bool first, double& inertia,
+                                              unsigned long long& changed, unsigned& evaluated) {
+  constexpr int R = centroidRow(D);
+  const int d = a.d;
+  const int k = a.k;
+  const int lane = threadIdx.x & 31;
+  float x[D];
+  const float* p = a.points + i * d;
+#pragma unroll
+  for (int c = 0; c < D; ++c)
+    x[c] = c < d ? __ldg(p + c) : 0.0f;
+  float x2[D];
+  float x_norm = 0.0f;
+#pragma unroll
+  for (int c = 0; c < D; ++c) {
+    x2[c] = -2.0f * x[c];
+    x_norm = fmaf(x[c], x[c], x_norm);
+  }
+  float best = INFINITY, second = INFINITY;
+  int label = 0;
+  for (int j = lane; j < k; j += 32) {  // ascending: equal scores keep the lower index
+    const float s = fastScore<D>(x2, b.rows + j * R);
+    second = fminf(second, fmaxf(s, best));
+    if (s < best) {
+      best = s;
+      label = j;
+    }
+  }
+  warpCombineBest(best, label, second);
+  float dist = exactDistance<D>(x, b.rows + label * R, d);
+  float lower = INFINITY;  // k = 1: no other centroid
+  unsigned searched_here = k;
+  if (second < INFINITY) {
+    const float reach = sqrtf(x_norm) + sqrtf(fmaxf(0.0f, second + x_norm));
+    const float err = tieBound<D>(x_norm, b.rows[label * R + D], 1.01f * reach * reach);
+    if (!(second - best > err)) {  // too close to call: exact distances, ties to the lower index
+      float exact_best = INFINITY;
+      int exact_label = 0;
+      for (int j = lane; j < k; j += 32) {
+        const float s = exactDistance<D>(x, b.rows + j * R, d);
+        if (s < exact_best) {
+          exact_best = s;
+          exact_label = j;
+        }
+      }
+      float unused = INFINITY;
+      warpCombineBest(exact_best, exact_label, unused);
+      label = exact_label;
+      dist = exact_best;
+      searched_here += k;
+    }
+    lower = sqrtf(fmaxf(0.0f, second + x_norm - err)) * (1.0f - kBoundSlack);
+  }
+  if (lane != 0) return;
+  evaluated += searched_here;
+  const std::uint32_t count = a.counts ? __ldg(a.counts + i) : 1u;
+  const LabelT old_label = first ? LabelT(0) : a.labels_in[i];
+  a.bounds[i] = __fadd_rd(lower, b.drift_down);
+  inertia += static_cast<double>(dist) * count;
+  settleLabel<D>(a, b, i, x, count, old_label, label, first, changed);
+}
+
 template <int D, typename LabelT>
 __global__ void __launch_bounds__(kCompactThreads) compactAssignKernel(CompactArgs<LabelT> a) {
   constexpr int P = kCompactRowsPerThread;
@@ -434,9 +521,16 @@ __global__ void __launch_bounds__(kCompactThreads) compactAssignKernel(CompactAr
   auto search = [&](bool all) {
     __syncthreads();  // the queue is complete
     const int total = queued;
-    const int rounds = all ? total : total - total % kCompactThreads;
-    for (int q = threadIdx.x; q < rounds; q += kCompactThreads)
-      searchRow<D>(a, block, block_first + queue[q], first, inertia, changed, evaluated);
+    int rounds = 0;
+    if constexpr (compactExactDim(D)) {
+      rounds = all ? total : total - total % kCompactThreads;
+      for (int q = threadIdx.x; q < rounds; q += kCompactThreads)
+        searchRow<D>(a, block, block_first + queue[q], first, inertia, changed, evaluated);
+    } else {  // a warp per row: every queued row at once
+      rounds = total;
+      for (int q = threadIdx.x / 32; q < rounds; q += kCompactThreads / 32)
+        warpSearchRow<D>(a, block, block_first + queue[q], first, inertia, changed, evaluated);
+    }
     __syncthreads();                  // every lane has taken its entries
     const int left = total - rounds;  // fewer than a round: move them to the front
     for (int q = threadIdx.x; q < left; q += kCompactThreads)
