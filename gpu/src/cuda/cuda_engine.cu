@@ -153,9 +153,9 @@ void CudaEngine::loadData(const DataView& data, const DataSummary* given) {
                                  (data.counts ? n * sizeof(std::uint32_t) : 0);
   const bool on_device = n == 0 || d == 0 || fitsOnDevice(data_bytes, n);
   DataSummary summary = given ? *given : summarizeData(data);
-  // The principal axis serves only the compact kernels, which shards do not use.
-  const std::array<float, kMaxAxisDims> axis =
-      given ? std::array<float, kMaxAxisDims>{1.0f} : principalAxis(data.points, n, d);
+  // The compact kernels' search order (a shard's own rows give its own: the order decides only
+  // how many centroids a search visits, never the label).
+  const std::array<float, kMaxAxisDims> axis = principalAxis(data.points, n, d);
   releaseData();
 
   // Points (then weights or counts) on the device while they fit there, else in mapped host
@@ -220,8 +220,8 @@ void CudaEngine::planFor() {
   // the wider rows (d > 4) searched a row per warp, against the assignment kernels: 17,695 × 9
   // with k = 128 0.023 ms per iteration (was 0.026), 262,144 × 9 0.027 (0.078), 1 M × 16 with
   // k = 256 0.118 (0.749), iterations 11–60 from a random start.
-  // A shard's update must wait for the all-reduce, which the fused compact iteration cannot.
-  const bool compact_fits = fitsCompactKernel(d_, k_) && weights_.size() == 0 && !shard_;
+  // Shards run the compact iteration in two parts around the all-reduce.
+  const bool compact_fits = fitsCompactKernel(d_, k_) && weights_.size() == 0;
   if (compact_fits)
     plan_ = planCompact<LabelT>(n_, d_, k_, limits_);
   else if (!summary_.fixed.counted)
@@ -413,6 +413,7 @@ CompactArgs<LabelT> CudaEngine::compactArgs(int cur, int in_half, int out_half) 
   a.labels_out = reinterpret_cast<LabelT*>(labelHalf(out_half));
   a.coord_scale = coord_scale_.get();
   a.totals = totals_.get();
+  a.update_totals = totals_.get();
   a.bounds = bounds_.get();
   a.block_inertia = block_inertia_.get();
   a.block_changed = block_changed_.get();
@@ -430,19 +431,36 @@ CompactArgs<LabelT> CudaEngine::compactArgs(int cur, int in_half, int out_half) 
 }
 
 template <typename LabelT>
-void CudaEngine::enqueueCompactIteration(int cur, int in_half, int out_half) {
-  const CompactArgs<LabelT> a = compactArgs<LabelT>(cur, in_half, out_half);
+void CudaEngine::enqueueCompactIteration(int cur, int in_half, int out_half, Part part) {
+  CompactArgs<LabelT> a = compactArgs<LabelT>(cur, in_half, out_half);
   const cudaStream_t s = compute_.get();
-  iteration_start_.recordInGraph(s);
-  launchCompactIteration<LabelT>(plan_, a, s);
-  // Two kernels do every stage; it all counts as assignment (finishStep reads only these two
-  // events for a compact plan: each event recorded in a graph costs about a microsecond).
-  after_update_.recordInGraph(s);
+  switch (part) {
+    case Part::kWhole:
+      iteration_start_.recordInGraph(s);
+      launchCompactIteration<LabelT>(plan_, a, s);
+      // Two kernels do every stage; it all counts as assignment (finishStep reads only these
+      // two events for a whole compact iteration: each event recorded in a graph costs about a
+      // microsecond).
+      after_update_.recordInGraph(s);
+      break;
+    case Part::kSums:  // a shard: assignment, and its scalars for the all-reduce
+      iteration_start_.recordInGraph(s);
+      launchCompactSums<LabelT>(plan_, a, s);
+      after_reduce_.recordInGraph(s);
+      break;
+    case Part::kUpdate:  // a shard, after the all-reduce into global_totals_ and scalars_
+      a.update_totals = global_totals_.get();
+      a.scalars_reduced = true;
+      update_start_.recordInGraph(s);
+      launchCompactUpdate<LabelT>(a, s);
+      after_update_.recordInGraph(s);
+      break;
+  }
 }
 
 template <typename LabelT>
 void CudaEngine::enqueueIteration(int cur, int in_half, int out_half, Part part) {
-  if (plan_.compact) return enqueueCompactIteration<LabelT>(cur, in_half, out_half);
+  if (plan_.compact) return enqueueCompactIteration<LabelT>(cur, in_half, out_half, part);
   const cudaStream_t s = compute_.get();
   if (part == Part::kUpdate) {  // a shard, after the all-reduce into global_totals_
     update_start_.recordInGraph(s);
@@ -583,15 +601,23 @@ void CudaEngine::reseedHere(const PendingStep& p, int empty_count) {
                          picked_keys_.get(), picked_points_.get(), farthest_keys_.get(),
                          farthest_blocks_, scalars_.get(), report_device_, updateParams(),
                          empty_count, s);
-    if (plan_.compact)  // the update described the centroids before they were re-seeded
-      launchCompactGeometry(compactArgs<LabelT>(cur_, -1, p.out_half), centroids_[1 - cur_].get(),
-                            s);
   };
   if (labelBytes() == 1)
     reseed(std::uint8_t{});
   else
     reseed(std::uint16_t{});
+  if (plan_.compact) describeCentroids(p);  // the update described them before the re-seed
   after_update_.record(s);
+}
+
+void CudaEngine::describeCentroids(const PendingStep& p) {
+  const cudaStream_t s = compute_.get();
+  if (labelBytes() == 1)
+    launchCompactGeometry(compactArgs<std::uint8_t>(cur_, -1, p.out_half),
+                          centroids_[1 - cur_].get(), s);
+  else
+    launchCompactGeometry(compactArgs<std::uint16_t>(cur_, -1, p.out_half),
+                          centroids_[1 - cur_].get(), s);
 }
 
 IterationStats CudaEngine::step() {
@@ -622,11 +648,16 @@ IterationStats CudaEngine::finishStep(const PendingStep& p, const IterationRepor
     // The tensor kernel ranks all n·k pairs on tensor cores; only its re-ranked rows are told.
     if (plan_.compact) stats.distances_computed = static_cast<std::int64_t>(report.evaluated);
   }
-  if (plan_.compact) {
+  if (plan_.compact && !shard_) {
     stats.ms.assign_ms = after_update_.msSince(iteration_start_);
   } else {
-    stats.ms.assign_ms = after_assign_.msSince(iteration_start_);
-    stats.ms.reduce_ms = after_reduce_.msSince(after_assign_);
+    // Compact shards: the assignment with its reduction counts as assignment.
+    if (plan_.compact) {
+      stats.ms.assign_ms = after_reduce_.msSince(iteration_start_);
+    } else {
+      stats.ms.assign_ms = after_assign_.msSince(iteration_start_);
+      stats.ms.reduce_ms = after_reduce_.msSince(after_assign_);
+    }
     if (shard_) {  // the all-reduce (and any wait for the other GPUs) sits between the parts
       stats.ms.communication_ms = update_start_.msSince(after_reduce_);
       stats.ms.update_ms = after_update_.msSince(update_start_);

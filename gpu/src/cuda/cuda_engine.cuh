@@ -79,6 +79,9 @@ class CudaEngine final : public Engine {
   bool canCapture() const { return frozen_ < 0; }
   PendingStep beginStep(bool capture, double copy_ms);
   void launchPart(const PendingStep& step, Part part);
+  /// Compact plans: the geometry of the next iteration's centroids (centroids_[1 − cur_]) after a
+  /// re-seed moved some of them (on the compute stream).
+  void describeCentroids(const PendingStep& step);
   /// Waits for the update (or re-seed) and reads the iteration's report.
   IterationReport readReport();
   /// Re-seeds the empty clusters on this GPU alone (the single-GPU path).
@@ -106,7 +109,7 @@ class CudaEngine final : public Engine {
   void planFor();
   /// The iteration of compact data (plan_.compact) with its timing events.
   template <typename LabelT>
-  void enqueueCompactIteration(int cur, int in_half, int out_half);
+  void enqueueCompactIteration(int cur, int in_half, int out_half, Part part);
   template <typename LabelT>
   CompactArgs<LabelT> compactArgs(int cur, int in_half, int out_half) const;
   UpdateParams updateParams() const;

@@ -59,10 +59,24 @@ template <int D>
 __device__ void stageCentroids(float* rows, const float* __restrict__ centroids, int d, int first,
                                int count) {
   constexpr int R = centroidRow(D);
-  for (int idx = threadIdx.x; idx < count * R; idx += blockDim.x) {
-    const int j = idx / R;
-    const int c = idx - j * R;
-    rows[idx] = (c < d && c < D) ? centroids[static_cast<std::size_t>(first + j) * d + c] : 0.0f;
+  // Eight loads in flight per thread before their stores: one at a time, each store waited for
+  // its load, and staging k = 128 rows of 16 took ten global round trips in a row.
+  constexpr int kInFlight = 8;
+  const int total = count * R;
+  for (int base = threadIdx.x; base < total; base += kInFlight * blockDim.x) {
+    float v[kInFlight];
+#pragma unroll
+    for (int u = 0; u < kInFlight; ++u) {
+      const int idx = base + u * blockDim.x;
+      const int j = idx / R;
+      const int c = idx - j * R;
+      v[u] = (idx < total && c < d && c < D)
+                 ? centroids[static_cast<std::size_t>(first + j) * d + c]
+                 : 0.0f;
+    }
+#pragma unroll
+    for (int u = 0; u < kInFlight; ++u)
+      if (base + u * static_cast<int>(blockDim.x) < total) rows[base + u * blockDim.x] = v[u];
   }
   __syncthreads();
   for (int j = threadIdx.x; j < count; j += blockDim.x) {

@@ -40,6 +40,12 @@ struct CompactArgs {
   LabelT* labels_out = nullptr;         ///< may equal labels_in
   const float* coord_scale = nullptr;   ///< d fixed-point scales (powers of two)
   long long* totals = nullptr;          ///< k·(d+1) exact sums, kept for the whole run
+  /// The sums the update reads: `totals`, or on a shard of a multi-GPU run every GPU's totals
+  /// summed by the all-reduce.
+  const long long* update_totals = nullptr;
+  /// On a shard: the update takes inertia and the changed, searched and evaluated counts from
+  /// `scalars` (every GPU's, all-reduced) instead of this GPU's assignment blocks.
+  bool scalars_reduced = false;
   /// n lower bounds L = l + D(t₀) (see the top of this file); valid from iteration 2 on.
   float* bounds = nullptr;
   double* block_inertia = nullptr;  ///< [blocks] of the assignment kernel

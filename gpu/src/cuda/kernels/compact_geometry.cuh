@@ -29,9 +29,11 @@ __device__ void computeGeometry(const float* centroids, int k, int d, const floa
   constexpr int J = kMaxK / kCompactThreads;  // items per thread, blocked: t·J + s
   using Sort = cub::BlockRadixSort<float, kCompactThreads, J, int>;
   using ReduceF = cub::BlockReduce<float, kCompactThreads>;
-  // Rows of an odd stride: lanes reading different centroids hit different banks.
-  constexpr int S = D | 1;
-  __shared__ float all[kMaxK * S];
+  // Rows of an odd stride, so lanes reading different centroids hit different banks; for D ≥ 8
+  // a stride of D + 4 instead, which keeps that true for float4 loads (8 lanes per wavefront,
+  // rows 48 or 80 bytes apart: eight different 16-byte bank groups).
+  constexpr int S = D <= 4 ? (D | 1) : D + 4;
+  __shared__ __align__(16) float all[kMaxK * S];
   __shared__ float projection[kMaxK];
   __shared__ unsigned short sorted[kMaxK];
   __shared__ union {
@@ -130,21 +132,36 @@ __device__ void computeGeometry(const float* centroids, int k, int d, const floa
 #pragma unroll
       for (int c = 0; c < D; ++c)
         ci[c] = all[i * S + c];
-      const int half = k / 2;
       float nearest = INFINITY;  // squared
-#pragma unroll 2
-      for (int o = 1 + part; o <= half; o += helpers) {
-        if (2 * o == k && i >= half) continue;  // that pair belongs to i − k/2
+      const auto pair = [&](int o) {
         const int j = i + o < k ? i + o : i + o - k;
+        const float* cj = all + j * S;
         float d2 = 0.0f;
+        if constexpr (S % 4 == 0) {
 #pragma unroll
-        for (int c = 0; c < D; ++c) {
-          const float diff = ci[c] - all[j * S + c];
-          d2 = fmaf(diff, diff, d2);
+          for (int v = 0; v < D / 4; ++v) {
+            const float4 q = reinterpret_cast<const float4*>(cj)[v];
+            d2 = fmaf(ci[4 * v] - q.x, ci[4 * v] - q.x, d2);
+            d2 = fmaf(ci[4 * v + 1] - q.y, ci[4 * v + 1] - q.y, d2);
+            d2 = fmaf(ci[4 * v + 2] - q.z, ci[4 * v + 2] - q.z, d2);
+            d2 = fmaf(ci[4 * v + 3] - q.w, ci[4 * v + 3] - q.w, d2);
+          }
+        } else {
+#pragma unroll
+          for (int c = 0; c < D; ++c) {
+            const float diff = ci[c] - cj[c];
+            d2 = fmaf(diff, diff, d2);
+          }
         }
         nearest = fminf(nearest, d2);
         atomicMin(&nearest_bits[j], __float_as_uint(d2));
-      }
+      };
+      const int before_half = (k - 1) / 2;  // offsets whose pairs no other i also takes
+#pragma unroll 2
+      for (int o = 1 + part; o <= before_half; o += helpers)
+        pair(o);
+      // Even k: the pair at offset k/2 is met from both ends; its lower member takes it.
+      if (k % 2 == 0 && k >= 2 && i < k / 2 && part == (k / 2 - 1) % helpers) pair(k / 2);
       atomicMin(&nearest_bits[i], __float_as_uint(nearest));
     }
     __syncthreads();

@@ -39,6 +39,16 @@ void withCompactDim(int d, F&& f) {
   // clang-format on
 }
 
+template <typename LabelT>
+void launchCompactAssign(const AssignPlan& plan, const CompactArgs<LabelT>& args,
+                         cudaStream_t stream) {
+  withCompactDim(args.d, [&]<int D>() {
+    compactAssignKernel<D, LabelT>
+        <<<plan.blocks, kCompactThreads, plan.shared_bytes, stream>>>(args);
+  });
+  KMS_CHECK_LAUNCH();
+}
+
 }  // namespace
 
 bool fitsCompactKernel(int d, int k) {
@@ -71,16 +81,25 @@ AssignPlan planCompact(std::size_t n, int d, int k, const DeviceLimits& limits) 
 }
 
 template <typename LabelT>
-void launchCompactIteration(const AssignPlan& plan, const CompactArgs<LabelT>& args,
-                            cudaStream_t stream) {
-  withCompactDim(args.d, [&]<int D>() {
-    compactAssignKernel<D, LabelT>
-        <<<plan.blocks, kCompactThreads, plan.shared_bytes, stream>>>(args);
-  });
-  KMS_CHECK_LAUNCH();
+void launchCompactUpdate(const CompactArgs<LabelT>& args, cudaStream_t stream) {
   withCompactDim(args.d, [&]<int D>() {
     compactUpdateKernel<D, LabelT><<<1, kCompactThreads, 0, stream>>>(args);
   });
+  KMS_CHECK_LAUNCH();
+}
+
+template <typename LabelT>
+void launchCompactIteration(const AssignPlan& plan, const CompactArgs<LabelT>& args,
+                            cudaStream_t stream) {
+  launchCompactAssign(plan, args, stream);
+  launchCompactUpdate(args, stream);
+}
+
+template <typename LabelT>
+void launchCompactSums(const AssignPlan& plan, const CompactArgs<LabelT>& args,
+                       cudaStream_t stream) {
+  launchCompactAssign(plan, args, stream);
+  compactShardScalarsKernel<LabelT><<<1, kCompactThreads, 0, stream>>>(args);
   KMS_CHECK_LAUNCH();
 }
 
@@ -100,6 +119,12 @@ template void launchCompactIteration<std::uint8_t>(const AssignPlan&,
 template void launchCompactIteration<std::uint16_t>(const AssignPlan&,
                                                     const CompactArgs<std::uint16_t>&,
                                                     cudaStream_t);
+template void launchCompactSums<std::uint8_t>(const AssignPlan&, const CompactArgs<std::uint8_t>&,
+                                              cudaStream_t);
+template void launchCompactSums<std::uint16_t>(const AssignPlan&, const CompactArgs<std::uint16_t>&,
+                                               cudaStream_t);
+template void launchCompactUpdate<std::uint8_t>(const CompactArgs<std::uint8_t>&, cudaStream_t);
+template void launchCompactUpdate<std::uint16_t>(const CompactArgs<std::uint16_t>&, cudaStream_t);
 template void launchCompactGeometry<std::uint8_t>(const CompactArgs<std::uint8_t>&, const float*,
                                                   cudaStream_t);
 template void launchCompactGeometry<std::uint16_t>(const CompactArgs<std::uint16_t>&, const float*,

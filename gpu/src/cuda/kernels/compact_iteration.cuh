@@ -31,6 +31,15 @@ template <typename LabelT>
 void launchCompactIteration(const AssignPlan& plan, const CompactArgs<LabelT>& args,
                             cudaStream_t stream);
 
+/// A shard's iteration in two parts around the all-reduce (multi-GPU runs): the assignment with
+/// its reduction into args.scalars, then the update from args.update_totals and the all-reduced
+/// args.scalars (args.scalars_reduced).
+template <typename LabelT>
+void launchCompactSums(const AssignPlan& plan, const CompactArgs<LabelT>& args,
+                       cudaStream_t stream);
+template <typename LabelT>
+void launchCompactUpdate(const CompactArgs<LabelT>& args, cudaStream_t stream);
+
 /// The centroids' geometry (computeGeometry in compact_kernel.cuh) for `centroids` into
 /// args.geometry/args.order: before the first iteration, and after a re-seed.
 template <typename LabelT>

@@ -118,13 +118,25 @@ template <int D, typename LabelT>
 __global__ void __launch_bounds__(kCompactThreads) compactUpdateKernel(CompactArgs<LabelT> a) {
   constexpr int J = compactMaxK(D) / kCompactThreads;  // clusters per thread at most
   const int d = a.d, k = a.k;
+  // Thread 0's run counters load now, not after the reduction, where every thread would wait at
+  // the barrier for the round trip.
   const int iteration = threadIdx.x == 0 ? a.update.counters->iteration + 1 : 0;
+  const double drift = threadIdx.x == 0 ? a.update.counters->drift : 0.0;
   UpdateTotals mine{0.0, 0ull, 0.0f, 0, 0ull, 0ull, 0.0f};
-  for (int b = threadIdx.x; b < a.blocks; b += kCompactThreads) {  // fixed order per thread
-    mine.inertia += a.block_inertia[b];
-    mine.changed += a.block_changed[b];
-    mine.searched += a.block_work[2 * b];
-    mine.evaluated += a.block_work[2 * b + 1];
+  if (a.scalars_reduced) {  // a shard: every GPU's totals, summed by the all-reduce
+    if (threadIdx.x == 0) {
+      mine.inertia = a.scalars->inertia;
+      mine.changed = a.scalars->changed;
+      mine.searched = a.scalars->searched;
+      mine.evaluated = a.scalars->evaluated;
+    }
+  } else {
+    for (int b = threadIdx.x; b < a.blocks; b += kCompactThreads) {  // fixed order per thread
+      mine.inertia += a.block_inertia[b];
+      mine.changed += a.block_changed[b];
+      mine.searched += a.block_work[2 * b];
+      mine.evaluated += a.block_work[2 * b + 1];
+    }
   }
   long long sums[J][D];
   long long weights[J];
@@ -137,7 +149,7 @@ __global__ void __launch_bounds__(kCompactThreads) compactUpdateKernel(CompactAr
   for (int s = 0; s < J; ++s) {
     const int j = threadIdx.x + s * kCompactThreads;
     if (j >= k) continue;
-    const long long* row = a.totals + static_cast<std::size_t>(j) * (d + 1);
+    const long long* row = a.update_totals + static_cast<std::size_t>(j) * (d + 1);
 #pragma unroll
     for (int c = 0; c < D; ++c)
       sums[s][c] = c < d ? row[c] : 0;
@@ -161,8 +173,19 @@ __global__ void __launch_bounds__(kCompactThreads) compactUpdateKernel(CompactAr
 #pragma unroll
     for (int c = 0; c < D; ++c)
       if (c < d) nc[c] = fresh[c];
-    const float own = weight == 0 ? 0.0f : sqrtf(exact::squaredDistance(fresh, old[s], d));
-    mine.drift_shift = fmaxf(mine.drift_shift, shiftBound(fresh, old[s], d, own));
+    // exact::squaredDistance and shiftBound, unrolled over D (their loops over a runtime d kept
+    // both arrays in local memory).
+    float own2 = 0.0f, largest = 0.0f;
+#pragma unroll
+    for (int c = 0; c < D; ++c) {
+      if (c < d) {
+        const float diff = exact::sub(fresh[c], old[s][c]);
+        own2 = exact::add(own2, exact::mul(diff, diff));
+        largest = fmaxf(largest, fabsf(diff));
+      }
+    }
+    const float own = weight == 0 ? 0.0f : sqrtf(own2);
+    mine.drift_shift = fmaxf(mine.drift_shift, shiftBoundFrom(largest, d, own));
     a.empty_flags[j] = weight == 0 ? 1 : 0;
     mine.shift = fmaxf(mine.shift, own);
     mine.empty += weight == 0 ? 1 : 0;
@@ -177,8 +200,8 @@ __global__ void __launch_bounds__(kCompactThreads) compactUpdateKernel(CompactAr
     s->max_shift_bits = __float_as_uint(total.shift);
     s->empty_count = total.empty;
     RunCounters* run = a.update.counters;
-    run->drift_before = run->drift;
-    run->drift = grownDrift(run->drift, total.drift_shift);
+    run->drift_before = drift;
+    run->drift = grownDrift(drift, total.drift_shift);
     run->iteration = iteration;
     a.report->searched = total.searched;
     a.report->evaluated = total.evaluated;
@@ -192,14 +215,38 @@ __global__ void __launch_bounds__(kCompactThreads) compactUpdateKernel(CompactAr
   computeGeometry<D>(a.centroids_out, k, d, axis, a.geometry, a.order);
 }
 
+/// A shard's half of the update's reduction (one block): its assignment blocks' inertia and
+/// changed, searched and evaluated counts into `scalars`, for the all-reduce across GPUs.
+template <typename LabelT>
+__global__ void __launch_bounds__(kCompactThreads)
+    compactShardScalarsKernel(CompactArgs<LabelT> a) {
+  UpdateTotals mine{0.0, 0ull, 0.0f, 0, 0ull, 0ull, 0.0f};
+  for (int b = threadIdx.x; b < a.blocks; b += kCompactThreads) {  // fixed order per thread
+    mine.inertia += a.block_inertia[b];
+    mine.changed += a.block_changed[b];
+    mine.searched += a.block_work[2 * b];
+    mine.evaluated += a.block_work[2 * b + 1];
+  }
+  using Reduce = cub::BlockReduce<UpdateTotals, kCompactThreads>;
+  __shared__ typename Reduce::TempStorage temp;
+  const UpdateTotals total = Reduce(temp).Reduce(mine, CombineTotals{});
+  if (threadIdx.x == 0) {
+    a.scalars->inertia = total.inertia;
+    a.scalars->changed = total.changed;
+    a.scalars->searched = total.searched;
+    a.scalars->evaluated = total.evaluated;
+  }
+}
+
 /// Rows a thread loads together: their loads are in flight at once, so the iteration waits for
 /// memory about once per batch instead of once per row.
 inline constexpr int kCompactRowsPerThread = 2;
 /// Rows the bounds did not settle wait in a block-wide queue until a whole round of the block's
 /// threads can search one each: the search (k scores) runs with every lane busy instead of
-/// holding up the warps whose lanes were settled. (D = 8, 16: a warp searches each queued row,
-/// and the queue is emptied after every batch.)
+/// holding up the warps whose lanes were settled. (D = 8, 16: each warp has its share of the
+/// queue, searches each of its rows with all lanes, and empties it after every batch.)
 inline constexpr int kSearchQueue = kCompactThreads * (kCompactRowsPerThread + 1);
+inline constexpr int kWarpQueue = kSearchQueue / (kCompactThreads / 32);
 /// (1 + kBoundSlack)², rounded up.
 inline constexpr float kSquaredSlack = 1.0000201f;
 
@@ -469,7 +516,8 @@ __global__ void __launch_bounds__(kCompactThreads) compactAssignKernel(CompactAr
   float* projection = half_gap + k;                          // k
   auto* order = reinterpret_cast<unsigned short*>(projection + k);
   __shared__ float scale[D];
-  __shared__ unsigned queue[kSearchQueue];  // row offsets from the block's first row
+  // Row offsets from the block's first row, waiting for a search (D = 8, 16: kWarpQueue per warp).
+  __shared__ unsigned queue[kSearchQueue];
   __shared__ int queued;
   const bool first = a.labels_in == nullptr;
 
@@ -514,43 +562,60 @@ __global__ void __launch_bounds__(kCompactThreads) compactAssignKernel(CompactAr
 
   double inertia = 0.0;
   unsigned long long changed = 0;
-  unsigned long long searched = 0;  // thread 0: rows of this block that were searched
+  unsigned long long searched = 0;  // rows this thread searched (a warp per row: lane 0)
   unsigned evaluated = 0;           // distances this thread computed (settled rows: one each)
-  // Queued rows are searched a whole round at a time: `drain` rounds down to full rounds unless
-  // it is the last call.
+  // D ≤ 4: unsettled rows wait in a block-wide queue and are searched a whole round of 256 at a
+  // time, one per thread (`all`: the rest too, on the last batch), so the k scores run with
+  // every lane busy. D = 8, 16: each warp queues its own rows and searches every one of them, a
+  // warp per row, without block barriers (measured faster there; for D ≤ 4 the block's rounds
+  // balance the searches across warps better).
+  const int lane = static_cast<int>(threadIdx.x) & 31;
+  unsigned* wq = queue + (threadIdx.x >> 5) * kWarpQueue;
+  int wq_count = 0;  // warp-uniform
   auto search = [&](bool all) {
-    __syncthreads();  // the queue is complete
-    const int total = queued;
-    int rounds = 0;
     if constexpr (compactExactDim(D)) {
-      rounds = all ? total : total - total % kCompactThreads;
-      for (int q = threadIdx.x; q < rounds; q += kCompactThreads)
+      __syncthreads();  // the queue is complete
+      const int total = queued;
+      const int rounds = all ? total : total - total % kCompactThreads;
+      for (int q = threadIdx.x; q < rounds; q += kCompactThreads) {
         searchRow<D>(a, block, block_first + queue[q], first, inertia, changed, evaluated);
-    } else {  // a warp per row: every queued row at once
-      rounds = total;
-      for (int q = threadIdx.x / 32; q < rounds; q += kCompactThreads / 32)
-        warpSearchRow<D>(a, block, block_first + queue[q], first, inertia, changed, evaluated);
+        ++searched;
+      }
+      __syncthreads();                  // every lane has taken its entries
+      const int left = total - rounds;  // fewer than a round: move them to the front
+      for (int q = threadIdx.x; q < left; q += kCompactThreads)
+        queue[q] = queue[rounds + q];
+      if (threadIdx.x == 0) queued = left;
+      __syncthreads();
+    } else {
+      __syncwarp();  // every lane's entries are in the warp's queue
+      for (int q = 0; q < wq_count; ++q)
+        warpSearchRow<D>(a, block, block_first + wq[q], first, inertia, changed, evaluated);
+      if (lane == 0) searched += static_cast<unsigned long long>(wq_count);
+      wq_count = 0;
+      __syncwarp();
     }
-    __syncthreads();                  // every lane has taken its entries
-    const int left = total - rounds;  // fewer than a round: move them to the front
-    for (int q = threadIdx.x; q < left; q += kCompactThreads)
-      queue[q] = queue[rounds + q];
-    if (threadIdx.x == 0) {
-      searched += static_cast<unsigned long long>(rounds);
-      queued = left;
-    }
-    __syncthreads();
   };
   // Every thread runs the same batches (uniform loop), so the block can synchronise in it.
   for (std::size_t base = block_first; base < a.n; base += stride) {
 #pragma unroll
     for (int r = 0; r < P; ++r) {
       const std::size_t i = base + threadIdx.x + static_cast<std::size_t>(r) * kCompactThreads;
-      if (!cur[r].valid) continue;
-      if (first || !settleByBounds<D>(a, block, i, cur[r], inertia))
-        queue[atomicAdd(&queued, 1)] = static_cast<unsigned>(i - block_first);
-      else
-        ++evaluated;
+      bool queue_it = false;
+      if (cur[r].valid) {
+        if (first || !settleByBounds<D>(a, block, i, cur[r], inertia))
+          queue_it = true;
+        else
+          ++evaluated;
+      }
+      const auto offset = static_cast<unsigned>(i - block_first);
+      if constexpr (compactExactDim(D)) {
+        if (queue_it) queue[atomicAdd(&queued, 1)] = offset;
+      } else {
+        const unsigned ballot = __ballot_sync(kFullWarp, queue_it);
+        if (queue_it) wq[wq_count + __popc(ballot & ((1u << lane) - 1u))] = offset;
+        wq_count += __popc(ballot);
+      }
     }
     if (base + stride < a.n) {
 #pragma unroll
@@ -562,18 +627,28 @@ __global__ void __launch_bounds__(kCompactThreads) compactAssignKernel(CompactAr
     search(base + stride >= a.n);
   }
 
+  __shared__ unsigned long long block_searched;
   __shared__ unsigned long long block_evaluated;  // rows × k of a block can pass 2^32
-  if (threadIdx.x == 0) block_evaluated = 0;
+  if (threadIdx.x == 0) {
+    block_evaluated = 0;
+    block_searched = 0;
+  }
   const BlockScalars total = blockSumScalars<kCompactThreads>(inertia, changed);  // syncs
   unsigned long long warp_evaluated = evaluated;
-  for (int offset = 16; offset > 0; offset >>= 1)
+  unsigned long long warp_searched = searched;
+  for (int offset = 16; offset > 0; offset >>= 1) {
     warp_evaluated += __shfl_down_sync(kFullWarp, warp_evaluated, offset);
-  if ((threadIdx.x & 31) == 0) atomicAdd(&block_evaluated, warp_evaluated);
+    warp_searched += __shfl_down_sync(kFullWarp, warp_searched, offset);
+  }
+  if (lane == 0) {
+    atomicAdd(&block_evaluated, warp_evaluated);
+    atomicAdd(&block_searched, warp_searched);
+  }
   __syncthreads();
   if (threadIdx.x == 0) {
     a.block_inertia[blockIdx.x] = total.inertia;
     a.block_changed[blockIdx.x] = total.changed;
-    a.block_work[2 * blockIdx.x] = searched;
+    a.block_work[2 * blockIdx.x] = block_searched;
     a.block_work[2 * blockIdx.x + 1] = block_evaluated;
   }
   __syncthreads();  // every shared accumulation is done

@@ -46,12 +46,16 @@ __device__ __forceinline__ double grownDrift(double drift, float shift) {
 /// √(squaredDistance) the report uses: that one is precise (its rounding far below kBoundSlack)
 /// unless the squares of the differences fall among float's subnormals or underflow to zero;
 /// there √d · max |aᵢ − bᵢ| bounds the distance instead.
+/// shiftBound given `largest`, max |aᵢ − bᵢ|.
+__device__ __forceinline__ float shiftBoundFrom(float largest, int d, float shift) {
+  if (largest >= 1e-18f) return shift;  // squares ≥ 1e-36: normal floats
+  return __fmul_ru(__fsqrt_ru(static_cast<float>(d)), __fmul_ru(largest, 1.0f + kBoundSlack));
+}
 __device__ __forceinline__ float shiftBound(const float* a, const float* b, int d, float shift) {
   float largest = 0.0f;
   for (int c = 0; c < d; ++c)
     largest = fmaxf(largest, fabsf(a[c] - b[c]));
-  if (largest >= 1e-18f) return shift;  // squares ≥ 1e-36: normal floats
-  return __fmul_ru(__fsqrt_ru(static_cast<float>(d)), __fmul_ru(largest, 1.0f + kBoundSlack));
+  return shiftBoundFrom(largest, d, shift);
 }
 
 __device__ __forceinline__ float clusterShift(const float* a, const float* b, int d) {

@@ -18,8 +18,12 @@ struct IterationScalars {
   int empty_count;
   unsigned int update_blocks_done;
   int converged;
-  /// Tensor kernel: rows re-ranked exactly (UpdateParams::reports_searched).
+  /// Tensor kernel: rows re-ranked exactly (UpdateParams::reports_searched); compact kernels on a
+  /// shard: rows searched over all k.
   unsigned long long searched;
+  /// Compact kernels on a shard: distances computed. (Right after `searched`: the all-reduce
+  /// sums both in one call.)
+  unsigned long long evaluated;
 };
 
 /// Device state that lives for a whole run (zeroed by initialize).

@@ -113,7 +113,7 @@ void AllReduce::sum(const std::vector<AllReduceBuffers>& parts) {
     note(nccl.allReduce(p.totals, p.global_totals, p.columns, ncclInt64, ncclSum, comm, p.stream));
     note(nccl.allReduce(p.inertia, p.inertia, 1, ncclFloat64, ncclSum, comm, p.stream));
     note(nccl.allReduce(p.changed, p.changed, 1, ncclUint64, ncclSum, comm, p.stream));
-    note(nccl.allReduce(p.searched, p.searched, 1, ncclUint64, ncclSum, comm, p.stream));
+    note(nccl.allReduce(p.searched, p.searched, 2, ncclUint64, ncclSum, comm, p.stream));
   }
   check(nccl, nccl.groupEnd(), "all-reduce");
   check(nccl, first_error, "all-reduce");

@@ -18,6 +18,7 @@ struct AllReduceBuffers {
   std::size_t columns = 0;             ///< k·(d+1)
   double* inertia = nullptr;           ///< summed in place
   unsigned long long* changed = nullptr;
+  /// Two words summed in place: rows searched and distances computed (IterationScalars).
   unsigned long long* searched = nullptr;
   cudaStream_t stream = nullptr;
 };

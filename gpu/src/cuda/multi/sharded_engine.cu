@@ -505,6 +505,7 @@ void ShardedEngine::reseedAcross(const std::vector<CudaEngine::PendingStep>& ste
     g.activate();
     launchReshift(g.centroids_[g.cur_].get(), g.centroids_[1 - g.cur_].get(), g.scalars_.get(),
                   g.report_device_, g.updateParams(), g.compute_.get());
+    if (g.plan_.compact) g.describeCentroids(steps[s]);  // the update described the old ones
     g.after_update_.record(g.compute_.get());
   }
 }
