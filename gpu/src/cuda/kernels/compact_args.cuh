@@ -21,6 +21,13 @@ inline constexpr int kCompactMaxD = 16;
 __host__ __device__ constexpr int compactMaxK(int D) {
   return D <= 4 ? kCompactMaxK : kCompactMaxKWide;
 }
+/// Whether the new centroids' geometry is computed by spreadGeometryKernel after the update (a
+/// warp per centroid) rather than inside the update's one block. For k < 64 the block's own
+/// computation is short, and a second kernel would cost more (about a microsecond on an H200,
+/// measured at k = 16).
+__host__ __device__ constexpr bool spreadsGeometry(int k) {
+  return k >= 64 && k <= kCompactThreads;
+}
 /// Whether the compiled D is d itself (no padding: no bounds checks on coordinates).
 __host__ __device__ constexpr bool compactExactDim(int D) {
   return D <= 4;

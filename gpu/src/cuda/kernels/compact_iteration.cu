@@ -80,12 +80,34 @@ AssignPlan planCompact(std::size_t n, int d, int k, const DeviceLimits& limits) 
   return plan;
 }
 
+namespace {
+
+/// The geometry of `centroids`: spread over a warp per centroid (spreadsGeometry), or one block.
+template <typename LabelT>
+void launchGeometry(const CompactArgs<LabelT>& args, const float* centroids, cudaStream_t stream) {
+  if (spreadsGeometry(args.k)) {
+    const int warps = kCompactThreads / 32;
+    withCompactDim(args.d, [&]<int D>() {
+      spreadGeometryKernel<D, LabelT>
+          <<<(args.k + warps - 1) / warps, kCompactThreads, 0, stream>>>(args, centroids);
+    });
+  } else {
+    withCompactDim(args.d, [&]<int D>() {
+      compactGeometryKernel<D, LabelT><<<1, kCompactThreads, 0, stream>>>(args, centroids);
+    });
+  }
+  KMS_CHECK_LAUNCH();
+}
+
+}  // namespace
+
 template <typename LabelT>
 void launchCompactUpdate(const CompactArgs<LabelT>& args, cudaStream_t stream) {
   withCompactDim(args.d, [&]<int D>() {
     compactUpdateKernel<D, LabelT><<<1, kCompactThreads, 0, stream>>>(args);
   });
   KMS_CHECK_LAUNCH();
+  if (spreadsGeometry(args.k)) launchGeometry(args, args.centroids_out, stream);
 }
 
 template <typename LabelT>
@@ -106,10 +128,7 @@ void launchCompactSums(const AssignPlan& plan, const CompactArgs<LabelT>& args,
 template <typename LabelT>
 void launchCompactGeometry(const CompactArgs<LabelT>& args, const float* centroids,
                            cudaStream_t stream) {
-  withCompactDim(args.d, [&]<int D>() {
-    compactGeometryKernel<D, LabelT><<<1, kCompactThreads, 0, stream>>>(args, centroids);
-  });
-  KMS_CHECK_LAUNCH();
+  launchGeometry(args, centroids, stream);
 }
 
 template AssignPlan planCompact<std::uint8_t>(std::size_t, int, int, const DeviceLimits&);

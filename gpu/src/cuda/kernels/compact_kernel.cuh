@@ -111,9 +111,10 @@ struct CombineTotals {
 };
 
 /// The update (one block, after the assignment kernel): totals → new centroids, empty flags,
-/// the largest shift (and the drift it grows), convergence, the report, and the new centroids'
-/// geometry for the next assignment. Every load is issued first, so they overlap instead of
-/// queueing behind barriers; one block reduction (a fixed tree) does the rest.
+/// the largest shift (and the drift it grows), convergence, the report, and — unless
+/// spreadsGeometry(k) — the new centroids' geometry for the next assignment. Every
+/// load is issued first, so they overlap instead of queueing behind barriers; one block reduction
+/// (a fixed tree) does the rest.
 template <int D, typename LabelT>
 __global__ void __launch_bounds__(kCompactThreads) compactUpdateKernel(CompactArgs<LabelT> a) {
   constexpr int J = compactMaxK(D) / kCompactThreads;  // clusters per thread at most
@@ -207,6 +208,7 @@ __global__ void __launch_bounds__(kCompactThreads) compactUpdateKernel(CompactAr
     a.report->evaluated = total.evaluated;
     finalizeIteration(s, a.report, a.update, iteration);
   }
+  if (spreadsGeometry(k)) return;  // spreadGeometryKernel describes them after this kernel
   __syncthreads();  // the new centroids are in global memory, visible to the whole block
   float axis[D];
 #pragma unroll
