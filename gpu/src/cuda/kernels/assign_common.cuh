@@ -59,9 +59,9 @@ template <int D>
 __device__ void stageCentroids(float* rows, const float* __restrict__ centroids, int d, int first,
                                int count) {
   constexpr int R = centroidRow(D);
-  // Eight loads in flight per thread before their stores: one at a time, each store waited for
+  // Four loads in flight per thread before their stores: one at a time, each store waited for
   // its load, and staging k = 128 rows of 16 took ten global round trips in a row.
-  constexpr int kInFlight = 8;
+  constexpr int kInFlight = 4;
   const int total = count * R;
   for (int base = threadIdx.x; base < total; base += kInFlight * blockDim.x) {
     float v[kInFlight];

@@ -115,59 +115,27 @@ __device__ void computeGeometry(const float* centroids, int k, int d, const floa
   __syncthreads();
   const float top = top_shared;
   if (k <= kCompactThreads) {
-    // Nearest other centroid of each, by brute force over the pairs, each unordered pair once
-    // and every thread busy: `helpers` threads per centroid i share the offsets 1 … k/2 (centroid
-    // i + o, cyclically; for even k the pair at offset k/2 from its lower member only). Each
-    // pair's squared distance goes to i's running minimum and, through a shared atomic minimum
-    // (non-negative floats order like their bit patterns), to the other's. (|a − b|² is the same
-    // float from either end, so the minima equal those of one thread per centroid against all.)
-    __shared__ unsigned nearest_bits[kCompactThreads];
-    for (int j = threadIdx.x; j < k; j += kCompactThreads)
-      nearest_bits[j] = __float_as_uint(INFINITY);
-    __syncthreads();
-    const int helpers = kCompactThreads / k;  // ≥ 1
-    const int i = static_cast<int>(threadIdx.x) % k;
-    const int part = static_cast<int>(threadIdx.x) / k;
-    if (part < helpers) {
-      float ci[D];
+    // Nearest other centroid of each, by brute force: thread j against every other, all lanes
+    // reading the same row at a time (a shared-memory broadcast). Only k < 64 comes here with
+    // k ≤ 256 (spreadsGeometry: spreadGeometryKernel takes the rest), which keeps this short.
+    if (static_cast<int>(threadIdx.x) < k) {
+      const int j = threadIdx.x;
+      float cj[D];
 #pragma unroll
       for (int c = 0; c < D; ++c)
-        ci[c] = all[i * S + c];
+        cj[c] = all[j * S + c];
       float nearest = INFINITY;  // squared
-      const auto pair = [&](int o) {
-        const int j = i + o < k ? i + o : i + o - k;
-        const float* cj = all + j * S;
+      for (int other = 0; other < k; ++other) {
         float d2 = 0.0f;
-        if constexpr (S % 4 == 0) {
 #pragma unroll
-          for (int v = 0; v < D / 4; ++v) {
-            const float4 q = reinterpret_cast<const float4*>(cj)[v];
-            d2 = fmaf(ci[4 * v] - q.x, ci[4 * v] - q.x, d2);
-            d2 = fmaf(ci[4 * v + 1] - q.y, ci[4 * v + 1] - q.y, d2);
-            d2 = fmaf(ci[4 * v + 2] - q.z, ci[4 * v + 2] - q.z, d2);
-            d2 = fmaf(ci[4 * v + 3] - q.w, ci[4 * v + 3] - q.w, d2);
-          }
-        } else {
-#pragma unroll
-          for (int c = 0; c < D; ++c) {
-            const float diff = ci[c] - cj[c];
-            d2 = fmaf(diff, diff, d2);
-          }
+        for (int c = 0; c < D; ++c) {
+          const float diff = cj[c] - all[other * S + c];
+          d2 = fmaf(diff, diff, d2);
         }
-        nearest = fminf(nearest, d2);
-        atomicMin(&nearest_bits[j], __float_as_uint(d2));
-      };
-      const int before_half = (k - 1) / 2;  // offsets whose pairs no other i also takes
-#pragma unroll 2
-      for (int o = 1 + part; o <= before_half; o += helpers)
-        pair(o);
-      // Even k: the pair at offset k/2 is met from both ends; its lower member takes it.
-      if (k % 2 == 0 && k >= 2 && i < k / 2 && part == (k / 2 - 1) % helpers) pair(k / 2);
-      atomicMin(&nearest_bits[i], __float_as_uint(nearest));
+        if (other != j) nearest = fminf(nearest, d2);
+      }
+      geometry[j] = 0.5f * sqrtf(nearest) * (1.0f - 4.0f * kBoundSlack);
     }
-    __syncthreads();
-    for (int j = threadIdx.x; j < k; j += kCompactThreads)
-      geometry[j] = 0.5f * sqrtf(__uint_as_float(nearest_bits[j])) * (1.0f - 4.0f * kBoundSlack);
     return;
   }
   // Many centroids (d ≤ 4): walk outwards in projection order from each; stop when the gap of

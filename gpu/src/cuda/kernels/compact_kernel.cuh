@@ -564,7 +564,7 @@ __global__ void __launch_bounds__(kCompactThreads) compactAssignKernel(CompactAr
 
   double inertia = 0.0;
   unsigned long long changed = 0;
-  unsigned long long searched = 0;  // rows this thread searched (a warp per row: lane 0)
+  unsigned long long searched = 0;  // rows of this block searched: thread 0 (D = 8, 16: lane 0s)
   unsigned evaluated = 0;           // distances this thread computed (settled rows: one each)
   // D ≤ 4: unsettled rows wait in a block-wide queue and are searched a whole round of 256 at a
   // time, one per thread (`all`: the rest too, on the last batch), so the k scores run with
@@ -579,10 +579,9 @@ __global__ void __launch_bounds__(kCompactThreads) compactAssignKernel(CompactAr
       __syncthreads();  // the queue is complete
       const int total = queued;
       const int rounds = all ? total : total - total % kCompactThreads;
-      for (int q = threadIdx.x; q < rounds; q += kCompactThreads) {
+      for (int q = threadIdx.x; q < rounds; q += kCompactThreads)
         searchRow<D>(a, block, block_first + queue[q], first, inertia, changed, evaluated);
-        ++searched;
-      }
+      if (threadIdx.x == 0) searched += static_cast<unsigned long long>(rounds);
       __syncthreads();                  // every lane has taken its entries
       const int left = total - rounds;  // fewer than a round: move them to the front
       for (int q = threadIdx.x; q < left; q += kCompactThreads)
@@ -603,19 +602,24 @@ __global__ void __launch_bounds__(kCompactThreads) compactAssignKernel(CompactAr
 #pragma unroll
     for (int r = 0; r < P; ++r) {
       const std::size_t i = base + threadIdx.x + static_cast<std::size_t>(r) * kCompactThreads;
-      bool queue_it = false;
-      if (cur[r].valid) {
+      if constexpr (compactExactDim(D)) {
+        if (!cur[r].valid) continue;
         if (first || !settleByBounds<D>(a, block, i, cur[r], inertia))
-          queue_it = true;
+          queue[atomicAdd(&queued, 1)] = static_cast<unsigned>(i - block_first);
         else
           ++evaluated;
-      }
-      const auto offset = static_cast<unsigned>(i - block_first);
-      if constexpr (compactExactDim(D)) {
-        if (queue_it) queue[atomicAdd(&queued, 1)] = offset;
-      } else {
+      } else {  // every lane takes part in the ballot
+        bool queue_it = false;
+        if (cur[r].valid) {
+          if (first || !settleByBounds<D>(a, block, i, cur[r], inertia))
+            queue_it = true;
+          else
+            ++evaluated;
+        }
         const unsigned ballot = __ballot_sync(kFullWarp, queue_it);
-        if (queue_it) wq[wq_count + __popc(ballot & ((1u << lane) - 1u))] = offset;
+        if (queue_it)
+          wq[wq_count + __popc(ballot & ((1u << lane) - 1u))] =
+              static_cast<unsigned>(i - block_first);
         wq_count += __popc(ballot);
       }
     }
@@ -637,14 +641,11 @@ __global__ void __launch_bounds__(kCompactThreads) compactAssignKernel(CompactAr
   }
   const BlockScalars total = blockSumScalars<kCompactThreads>(inertia, changed);  // syncs
   unsigned long long warp_evaluated = evaluated;
-  unsigned long long warp_searched = searched;
-  for (int offset = 16; offset > 0; offset >>= 1) {
+  for (int offset = 16; offset > 0; offset >>= 1)
     warp_evaluated += __shfl_down_sync(kFullWarp, warp_evaluated, offset);
-    warp_searched += __shfl_down_sync(kFullWarp, warp_searched, offset);
-  }
   if (lane == 0) {
     atomicAdd(&block_evaluated, warp_evaluated);
-    atomicAdd(&block_searched, warp_searched);
+    if (searched != 0) atomicAdd(&block_searched, searched);
   }
   __syncthreads();
   if (threadIdx.x == 0) {
