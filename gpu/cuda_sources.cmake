@@ -4,6 +4,7 @@ set(KMS_CUDA_SOURCES
   src/cuda/cuda_engine_history.cu
   src/cuda/cuda_engine_snapshot.cu
   src/cuda/compact_colours.cu
+  src/cuda/tile_index.cu
   src/cuda/cuda_probe.cu
   src/cuda/device_ceilings.cu
   src/cuda/kernels/assign_u8.cu

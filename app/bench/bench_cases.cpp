@@ -112,6 +112,15 @@ std::vector<BenchCase> benchCases(bool quick, const Photo* photo) {
       // General data in d = 16 (the compact kernels since d ≤ 16 and k ≤ 256 serve plain points).
       {std::to_string(million) + " pts, d=16, k=256", "mix-d16", million, 16, 256, 0.0, false},
   };
+  // The photo row by row (no point tiles), for the comparison in one run.
+  for (const std::size_t i : {std::size_t(0), std::size_t(1), std::size_t(2)}) {
+    BenchCase rows = cases[i];
+    rows.name += ", row by row (no tiles)";
+    rows.target_ms = 0.0;
+    rows.run_cpu = false;
+    rows.rows = true;
+    cases.push_back(rows);
+  }
   // Several GPUs (issue 10), on the compact kernels: on one H200 about 9.5 ms per iteration (far
   // above 5 ms), 0.54 ms and 0.14 ms.
   for (const std::size_t n : quick ? std::vector<std::size_t>{2000000, 500000}
@@ -131,6 +140,13 @@ std::vector<BenchCase> benchCases(bool quick, const Photo* photo) {
                        : k == 256 ? 0.12
                                   : 0.0,
                        k == 16});
+    for (int k : {16, 64, 256}) {
+      BenchCase rows{
+          "real photo " + size + " per pixel, k=" + std::to_string(k) + ", row by row (no tiles)",
+          "real-pixels", n, 3, k};
+      rows.rows = true;
+      cases.push_back(rows);
+    }
     for (int k : {16, 64, 256})
       cases.push_back({"real photo " + size + ", " + std::to_string(distinct) +
                            " distinct colours, k=" + std::to_string(k),

@@ -26,6 +26,9 @@ struct BenchCase {
   /// Run on every GPU of the machine (rows sharded, sums all-reduced through NCCL) and on one,
   /// for the speed-up; skipped on machines with one GPU.
   bool all_gpus = false;
+  /// Run without point tiles (EngineOptions::cuda_point_tiles = Never): every iteration looks at
+  /// every row, for comparison with the tiles of d ≤ 4.
+  bool rows = false;
 };
 
 /// A case's data: n × d values, and counts for compact cases.

@@ -56,6 +56,7 @@ struct Result {
   /// Median fraction of rows searched over all k (the rest settled by bounds); −1: not tracked.
   double searched = -1;
   double skipped = -1;  ///< median fraction of the n·k distances not computed; −1: not tracked
+  double load_ms = 0;   ///< setData: the copy to the device and any index built there
   int iterations = 0;
 };
 
@@ -66,8 +67,11 @@ double median(std::vector<double> v) {
 
 Result timeEngine(kms::Engine& engine, const BenchCase& c, const kms::bench::BenchData& data,
                   int warmup, int iterations) {
+  const auto loading = std::chrono::steady_clock::now();
   engine.setData(kms::DataView{data.values.data(), c.n, c.d, nullptr,
                                data.counts.empty() ? nullptr : data.counts.data()});
+  const double load_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - loading).count();
   kms::KMeansConfig config;
   config.k = c.k;
   config.init = kms::InitMethod::Random;
@@ -103,6 +107,7 @@ Result timeEngine(kms::Engine& engine, const BenchCase& c, const kms::bench::Ben
   r.communication_ms = median(communication);
   if (!searched.empty()) r.searched = median(searched);
   if (!skipped.empty()) r.skipped = median(skipped);
+  r.load_ms = load_ms;
   r.iterations = iterations;
   return r;
 }
@@ -308,8 +313,8 @@ int main(int argc, char** argv) {
   if (opt.sweep > 0) return timeSweep(opt.sweep, ceilings.has_value());
   std::ostringstream table;
   table << "| case | backend | ms/iter (median) | min | assign | reduce | update | step() wall | "
-           "floor ms | % of floor | target | rows searched | distances skipped |\n";
-  table << "|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+           "floor ms | % of floor | target | rows searched | distances skipped | setData ms |\n";
+  table << "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
   std::optional<kms::bench::Photo> photo;
   std::string compaction;
   if (!opt.photo.empty()) {
@@ -350,6 +355,7 @@ int main(int argc, char** argv) {
         kms::EngineOptions options;
         if (c.streamed) options.max_device_bytes = 1;  // nothing fits: streamed from the host
         options.cuda_tensor_cores = !c.simt;
+        options.cuda_point_tiles = c.rows ? kms::PointTiles::Never : kms::PointTiles::Auto;
         auto engine = kms::createEngine(kms::BackendKind::Cuda, options).engine;
         results.push_back(timeEngine(*engine, c, data, opt.warmup, opt.iterations));
       }
@@ -396,12 +402,12 @@ int main(int argc, char** argv) {
             << fmt("%.4f", r.min_ms) << " | " << fmt("%.4f", r.assign_ms) << " | "
             << fmt("%.4f", r.reduce_ms) << " | " << fmt("%.4f", r.update_ms) << " | "
             << fmt("%.4f", r.wall_ms) << " | " << floor_ms << " | " << fraction << " | " << target
-            << " | " << searched << " | " << skipped << " |\n";
+            << " | " << searched << " | " << skipped << " | " << fmt("%.1f", r.load_ms) << " |\n";
       std::printf(
           "%-34s %-4s %9.4f ms/iter  (assign %.4f, reduce %.4f, update %.4f; step() %.4f ms; "
-          "searched %s, distances skipped %s)\n",
+          "searched %s, distances skipped %s; setData %.1f ms)\n",
           c.name.c_str(), r.backend.c_str(), r.median_ms, r.assign_ms, r.reduce_ms, r.update_ms,
-          r.wall_ms, searched.c_str(), skipped.c_str());
+          r.wall_ms, searched.c_str(), skipped.c_str(), r.load_ms);
       if (c.streamed && r.backend == "cuda" && ceilings)
         std::printf(
             "    streamed: %.1f GB/s of points from host memory per iteration; "

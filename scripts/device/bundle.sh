@@ -13,7 +13,8 @@ cmake --build build-device
 rm -rf device-bundle
 mkdir -p device-bundle
 cp build-device/tests/gpu_tests build-device/tests/engine_tests build-device/app/bench/kmeans-bench \
-  scripts/device/gpu-checks.sh scripts/device/photo_vs_pytorch.py device-bundle/
+  scripts/device/gpu-checks.sh scripts/device/photo_vs_pytorch.py scripts/device/stack_photos.py \
+  device-bundle/
 strip device-bundle/gpu_tests device-bundle/engine_tests device-bundle/kmeans-bench
 # Real photographs for the photo benchmark (any JPEG in $KMS_BENCH_PHOTOS).
 if [ -n "${KMS_BENCH_PHOTOS:-}" ]; then

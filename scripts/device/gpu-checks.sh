@@ -35,8 +35,15 @@ run_faults() {
   echo "exit status $? (0: the scripted screenshot was taken, with the run paused at the fault)"
 }
 run_bench() {
-  echo "== kmeans-bench =="
-  timeout 400 "$B/kmeans-bench" --markdown "$OUT/bench.md" 2>&1 | tee "$OUT/bench.log" | tail -30
+  # With the three phone photos in photos/ (stack_photos.py), the real-photo cases too.
+  local photo=()
+  if [ -f "$B/photos/lunch.jpg" ] && [ -f "$B/photos/cannon.jpg" ] && [ -f "$B/photos/saboteur.jpg" ]; then
+    python3 "$B/stack_photos.py" /tmp/stacked.ppm "$B"/photos/{lunch,cannon,saboteur}.jpg &&
+      photo=(--photo /tmp/stacked.ppm)
+  fi
+  echo "== kmeans-bench ${photo[*]} =="
+  timeout 400 "$B/kmeans-bench" "${photo[@]}" ${BENCH_ARGS:-} --markdown "$OUT/bench.md" 2>&1 |
+    tee "$OUT/bench.log" | tail -40
 }
 run_sanitize() {
   # Small cases only: the sanitizers slow kernels down by orders of magnitude.

@@ -24,10 +24,14 @@ struct CountsCase {
   int k;
   int levels;
   bool reseed;
+  bool tiles = false;  ///< d ≤ 4: point tiles throughout (PointTiles::Always), else rows
 };
 
-std::unique_ptr<Engine> engineOn(BackendKind kind, const CompactData& data) {
-  auto e = kind == BackendKind::Cpu ? createCpuEngine(0) : createEngine(kind).engine;
+std::unique_ptr<Engine> engineOn(BackendKind kind, const CompactData& data,
+                                 PointTiles tiles = PointTiles::Auto) {
+  EngineOptions options;
+  options.cuda_point_tiles = tiles;
+  auto e = kind == BackendKind::Cpu ? createCpuEngine(0) : createEngine(kind, options).engine;
   e->setData(data.view());
   return e;
 }
@@ -52,9 +56,13 @@ TEST_P(CompactGpuVersusCpu, SameTrajectory) {
   const auto expanded = test::levelPoints(60000, c.d, c.levels, 3 + c.d * 7 + c.k);
   const CompactData data = compactOf(expanded, c.d);
   ASSERT_GE(data.rows(), std::size_t(c.k));
-  auto gpu = engineOn(BackendKind::Cuda, data);
+  auto gpu = engineOn(BackendKind::Cuda, data, c.tiles ? PointTiles::Always : PointTiles::Never);
   auto cpu = engineOn(BackendKind::Cpu, data);
   const KMeansConfig config = startFar(c);
+  // Rows: the same float distances as the CPU's, summed in another order. Tiles: a settled
+  // tile's inertia comes from its moments in double, so the CPU's own rounding of each distance
+  // (relative (d + 2)·2⁻²⁴ at most) is the difference.
+  const double tolerance = c.tiles ? (c.d + 2) * 6e-8 : 1e-9;
   gpu->initialize(config);
   cpu->initialize(config);
   while (!cpu->finished()) {
@@ -68,7 +76,7 @@ TEST_P(CompactGpuVersusCpu, SameTrajectory) {
     ASSERT_EQ(g.centroids, s.centroids) << "iteration " << sc.iteration;
     ASSERT_EQ(sg.changed, sc.changed) << "iteration " << sc.iteration;
     ASSERT_EQ(sg.empty_clusters, sc.empty_clusters) << "iteration " << sc.iteration;
-    ASSERT_NEAR(sg.inertia, sc.inertia, 1e-9 * sc.inertia + 1e-12);
+    ASSERT_NEAR(sg.inertia, sc.inertia, tolerance * sc.inertia + 1e-12);
     ASSERT_EQ(float(sg.max_shift), float(sc.max_shift));
     ASSERT_EQ(sg.converged, sc.converged);
   }
@@ -86,6 +94,18 @@ INSTANTIATE_TEST_SUITE_P(
                       // d > 4 is compiled for 8 and 16 (zero-padded), k ≤ 256 there.
                       CountsCase{12, 100, 3, true}, CountsCase{16, 256, 3, false},
                       CountsCase{9, 300, 3, false}),  // k > 256 with d > 4: generic
+    [](const auto& info) {
+      return "d" + std::to_string(info.param.d) + "_k" + std::to_string(info.param.k) +
+             (info.param.reseed ? "_reseed" : "_keep");
+    });
+
+// The d ≤ 4 cases again on point tiles.
+INSTANTIATE_TEST_SUITE_P(
+    GridTiles, CompactGpuVersusCpu,
+    ::testing::Values(CountsCase{1, 5, 40, true, true}, CountsCase{2, 16, 30, true, true},
+                      CountsCase{3, 16, 24, true, true}, CountsCase{3, 16, 24, false, true},
+                      CountsCase{3, 64, 24, true, true}, CountsCase{3, 300, 24, true, true},
+                      CountsCase{4, 40, 10, true, true}, CountsCase{3, 1024, 40, false, true}),
     [](const auto& info) {
       return "d" + std::to_string(info.param.d) + "_k" + std::to_string(info.param.k) +
              (info.param.reseed ? "_reseed" : "_keep");

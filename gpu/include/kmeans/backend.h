@@ -37,6 +37,16 @@ struct CudaStatus {
 /// Probes the CUDA runtime once per process (cached). Never throws.
 CudaStatus cudaStatus();
 
+/// Whether the CUDA engine indexes data of d ≤ 4 as point tiles (EngineOptions::cuda_point_tiles).
+enum class PointTiles {
+  Never,  ///< every iteration looks at every row (for comparisons and tests)
+  /// Tiles for plain points (no counts) of 4 Mi rows or more, when they fit in GPU memory: a
+  /// photo's pixels one by one, large point clouds. (Counted data — distinct values — are too
+  /// sparse for tiles, and smaller data are bound by launch latency.)
+  Auto,
+  Always,  ///< tiles whenever they fit, never given up (tests)
+};
+
 struct EngineOptions {
   int cpu_threads = 0;  ///< CPU backend threads; ≤ 0 = all hardware threads
   int cuda_device = 0;  ///< CUDA device ordinal (one GPU)
@@ -62,6 +72,13 @@ struct EngineOptions {
   /// way — every rank the tensor cores cannot prove is re-done exactly; false runs the FP32 SIMT
   /// kernel instead (for comparisons and tests).
   bool cuda_tensor_cores = true;
+  /// Whether the CUDA engine indexes data of d ≤ 4 (a photo's pixels, point clouds) as point
+  /// tiles when it loads them: the rows sorted along a Morton curve in tiles of 32, so that an
+  /// iteration settles a whole tile inside one centroid's region from its bounding ball without
+  /// reading its rows. Labels and centroids are the same either way (the inertia may differ in
+  /// its last bits); the index costs a sort at setData and about d·4 + 7 bytes per row of GPU
+  /// memory, and is skipped when that memory is not free.
+  PointTiles cuda_point_tiles = PointTiles::Auto;
 };
 
 struct CreatedEngine {

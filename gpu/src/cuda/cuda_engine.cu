@@ -53,8 +53,11 @@ std::string mib(std::size_t bytes) {
 
 }  // namespace
 
-CudaEngine::CudaEngine(int device, std::size_t max_device_bytes, bool tensor_cores)
-    : device_(selectDevice(device)), max_device_bytes_(max_device_bytes) {
+CudaEngine::CudaEngine(int device, std::size_t max_device_bytes, bool tensor_cores,
+                       PointTiles point_tiles)
+    : device_(selectDevice(device)),
+      max_device_bytes_(max_device_bytes),
+      point_tiles_(point_tiles) {
   KMS_CUDA_CHECK(cudaGetDeviceProperties(&props_, device_));
   limits_.multiprocessors = props_.multiProcessorCount;
   limits_.max_shared_per_block = props_.sharedMemPerBlockOptin;
@@ -115,6 +118,33 @@ bool CudaEngine::fitsOnDevice(std::size_t data_bytes, std::size_t n) const {
   return false;
 }
 
+void CudaEngine::indexPointTiles(std::size_t data_bytes) {
+  const bool counted = counts_.size() > 0;
+  if (point_tiles_ == PointTiles::Never || n_ == 0) return;
+  if (point_tiles_ == PointTiles::Auto && (counted || n_ < kTileMinRows)) return;
+  std::size_t free_bytes = 0, total_bytes = 0;
+  KMS_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+  // The tiles are an index, not the data: they take only memory that leaves the run its labels
+  // and bounds, and within max_device_bytes they count with the data.
+  const std::size_t run_bytes = n_ * (3 * sizeof(std::uint16_t) + sizeof(float));
+  if (TileIndex::buildBytesFor(n_, d_, counted) + run_bytes > free_bytes) return;
+  if (max_device_bytes_ > 0 &&
+      data_bytes + TileIndex::bytesFor(n_, d_, counted) > max_device_bytes_)
+    return;
+  double lo[4], hi[4];
+  for (int c = 0; c < d_; ++c) {  // the box in centred coordinates
+    lo[c] = double(summary_.lo[c]) - double(summary_.mid[c]);
+    hi[c] = double(summary_.hi[c]) - double(summary_.mid[c]);
+  }
+  try {
+    tiles_.build(points_.get(), counts_.size() ? counts_.get() : nullptr, n_, d_,
+                 coord_scale_.get(), lo, hi, compute_.get());
+  } catch (const DeviceError&) {
+    // Another program took the memory meanwhile: the iterations look at every row instead.
+    tiles_.release();
+  }
+}
+
 template <typename T>
 void CudaEngine::copyIn(ResidentBuffer<T>& buffer, const T* source, std::size_t count) {
   if (buffer.onHost())
@@ -125,7 +155,7 @@ void CudaEngine::copyIn(ResidentBuffer<T>& buffer, const T* source, std::size_t 
 }
 
 std::size_t CudaEngine::deviceBytes() const {
-  return points_.deviceBytes() + weights_.deviceBytes() + counts_.deviceBytes() +
+  return points_.deviceBytes() + weights_.deviceBytes() + counts_.deviceBytes() + tiles_.bytes() +
          coord_scale_.bytes() + coord_exp_.bytes() + bounds_.bytes() + centroids_[0].bytes() +
          centroids_[1].bytes() + labels_.bytes() + block_sums_.bytes() + totals_.bytes() +
          block_inertia_.bytes() + chunk_sums_.bytes() + block_changed_.bytes() +
@@ -186,9 +216,10 @@ void CudaEngine::loadData(const DataView& data, const DataSummary* given) {
   compute_.synchronize();  // the host vectors above go out of scope
 
   summary_ = std::move(summary);
-  axis_ = axis;
   n_ = n;
   d_ = d;
+  if (points_on_device && !data.weights && d <= 4) indexPointTiles(data_bytes);
+  axis_ = axis;
   has_data_ = true;
   iteration_ = 0;
   converged_ = false;
@@ -206,6 +237,7 @@ void CudaEngine::releaseData() {
   points_.release();
   weights_.release();
   counts_.release();
+  tiles_.release();
   labels_.release();
   block_sums_.release();
   totals_.release();
@@ -223,7 +255,7 @@ void CudaEngine::planFor() {
   // Shards run the compact iteration in two parts around the all-reduce.
   const bool compact_fits = fitsCompactKernel(d_, k_) && weights_.size() == 0;
   if (compact_fits)
-    plan_ = planCompact<LabelT>(n_, d_, k_, limits_);
+    plan_ = planCompact<LabelT>(n_, d_, k_, tiles_.tiles(), limits_);
   else if (!summary_.fixed.counted)
     plan_ = planAssign<LabelT>(n_, d_, k_, limits_);
   else
@@ -275,6 +307,35 @@ void CudaEngine::initialize(const KMeansConfig& config) {
   keepHistory();
 }
 
+namespace {
+
+/// The exponent of the tile kernel's inertia grid (CompactArgs::inertia_exp): every distance of
+/// a run is below the data's diameter plus the farthest a given start lies outside the data's
+/// box (means and re-seeds stay inside it), so Σ w·distance² stays below 2^120 units.
+int inertiaExponent(const DataSummary& s, int d, const KMeansConfig& config) {
+  double diameter2 = 0.0, outside2 = 0.0;
+  for (int c = 0; c < d; ++c) {
+    const double extent = double(s.hi[c]) - double(s.lo[c]);
+    diameter2 += extent * extent;
+  }
+  if (config.init == InitMethod::Given) {
+    for (std::size_t j = 0; j < config.initial_centroids.size() / std::size_t(d); ++j) {
+      double away2 = 0.0;
+      for (int c = 0; c < d; ++c) {
+        const double v = config.initial_centroids[j * d + c];
+        const double out = std::max({0.0, double(s.lo[c]) - v, v - double(s.hi[c])});
+        away2 += out * out;
+      }
+      outside2 = std::max(outside2, away2);
+    }
+  }
+  const double reach = std::sqrt(diameter2) + std::sqrt(outside2);
+  const double bound = s.total_weight * reach * reach * 1.01;
+  return bound > 0.0 ? std::ilogb(bound) + 1 - 120 : -120;
+}
+
+}  // namespace
+
 void CudaEngine::prepareRun(const KMeansConfig& config) {
   activate();
   if (!has_data_) throw std::logic_error("CudaEngine::initialize called before setData");
@@ -285,6 +346,7 @@ void CudaEngine::prepareRun(const KMeansConfig& config) {
   initialized_ = false;
   config_ = config;
   k_ = config.k;
+  inertia_exp_ = inertiaExponent(summary_, d_, config);
   if (labelBytes() == 1)
     planFor<std::uint8_t>();
   else
@@ -298,7 +360,7 @@ void CudaEngine::prepareRun(const KMeansConfig& config) {
   block_sums_.release();
   checkFits(
       labelArrays() * n_ * labelBytes() + block_sum_count * sizeof(long long) +
-          4 * kd * sizeof(float) + (plan_.compact ? n_ * sizeof(float) : 0),
+          4 * kd * sizeof(float) + (keepsRowBounds() ? n_ * sizeof(float) : 0),
       "This run",
       centroids_[0].bytes() + centroids_[1].bytes() + staged_centroids_.bytes() + bounds_.bytes());
   labels_.resize(labelArrays() * n_ * labelBytes());
@@ -327,8 +389,10 @@ void CudaEngine::prepareRun(const KMeansConfig& config) {
 void CudaEngine::startRun() {
   const cudaStream_t s = compute_.get();
   KMS_CUDA_CHECK(cudaMemsetAsync(counters_.get(), 0, counters_.bytes(), s));
+  if (plan_.point_tiles)
+    KMS_CUDA_CHECK(cudaMemsetAsync(tiles_.iteration(), 0, sizeof(TileIteration), s));
   if (plan_.compact) {  // the compact kernels keep their sums and bounds across iterations
-    bounds_.resize(n_);
+    bounds_.resize(keepsRowBounds() ? n_ : 0);  // the tile kernel keeps no bound per row
     geometry_.resize(2 * static_cast<std::size_t>(k_) + 1);
     order_.resize(k_);
     KMS_CUDA_CHECK(cudaMemsetAsync(totals_.get(), 0, totals_.bytes(), s));
@@ -427,6 +491,21 @@ CompactArgs<LabelT> CudaEngine::compactArgs(int cur, int in_half, int out_half) 
   a.order = order_.get();
   for (int c = 0; c < kCompactMaxD; ++c)
     a.axis[c] = axis_[c];
+  if (plan_.point_tiles) {
+    a.tiles = tiles_.tiles();
+    a.tile_points = tiles_.points();
+    a.tile_counts = tiles_.counts();
+    a.tile_rows = tiles_.rows();
+    a.tile_shapes = tiles_.shapes();
+    a.tile_sums = tiles_.sums();
+    a.tile_owners = tiles_.owners();
+    a.tile_labels = tiles_.labels();
+    a.tile_bounds = tiles_.bounds();
+    a.tile_chunks = tiles_.chunks();
+    a.tile_chunk_stride = tiles_.chunkStride();
+    a.tile_iteration = tiles_.iteration();
+    a.inertia_exp = inertia_exp_;
+  }
   return a;
 }
 

@@ -75,6 +75,8 @@ struct AssignPlan {
   /// d ≤ 4, k ≤ 1,024, unweighted (compact data or plain points): the whole iteration is the two
   /// compact kernels (compact_kernel.cuh).
   bool compact = false;
+  /// Compact with point tiles (d ≤ 4): the assignment settles whole tiles (tile_kernel.cuh).
+  bool point_tiles = false;
   /// Large d: the sums come from a separate accumulateKernel pass with this launch shape.
   bool separate_sums = false;
   int sum_blocks = 0;

@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "cuda/kernels/iteration_kernels.cuh"
+#include "cuda/kernels/tile_shape.cuh"
 
 namespace kms::cuda {
 
@@ -69,6 +70,23 @@ struct CompactArgs {
   float* geometry = nullptr;
   unsigned short* order = nullptr;
   float axis[kCompactMaxD] = {};  ///< unit vector the centroids are sorted along (host-chosen)
+  /// Point tiles (tile_index.cuh; d ≤ 4), or tiles = 0: the assignment settles whole tiles
+  /// (tile_kernel.cuh) and reads `points`/`counts` only through the sorted copies below.
+  std::size_t tiles = 0;
+  const float* tile_points = nullptr;          ///< n × d, sorted along the Morton curve
+  const std::uint32_t* tile_counts = nullptr;  ///< sorted counts, or null
+  const std::uint32_t* tile_rows = nullptr;    ///< original index of each sorted row
+  const TileShape* tile_shapes = nullptr;
+  const long long* tile_sums = nullptr;   ///< (d + 1) per tile: Σ w·q(x), Σ w
+  unsigned short* tile_owners = nullptr;  ///< the label all of a tile's rows carry, or kMixedTile
+  unsigned short* tile_labels = nullptr;  ///< each sorted row's label
+  float* tile_bounds = nullptr;           ///< owned tiles: L = l + D(t₀), as `bounds` per row
+  std::size_t tile_chunks = 0;            ///< TileIndex::chunks() and chunkStride()
+  std::size_t tile_chunk_stride = 1;
+  TileIteration* tile_iteration = nullptr;  ///< zeroed before every tile assignment
+  /// The grid of the tiles' inertia: 2^inertia_exp, chosen so that the largest possible inertia
+  /// (every weight times the data's squared diameter) is below 2^120 units.
+  int inertia_exp = 0;
 };
 
 }  // namespace kms::cuda

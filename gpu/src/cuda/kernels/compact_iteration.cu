@@ -4,6 +4,7 @@
 
 #include "cuda/cuda_check.cuh"
 #include "cuda/kernels/compact_kernel.cuh"
+#include "cuda/kernels/tile_kernel.cuh"
 
 namespace kms::cuda {
 namespace {
@@ -39,12 +40,20 @@ void withCompactDim(int d, F&& f) {
   // clang-format on
 }
 
+/// The assignment kernel for the plan: whole point tiles (plan.point_tiles), or rows.
+template <int D, typename LabelT>
+auto compactAssignFor(bool tiles) {
+  if constexpr (D <= 4)
+    if (tiles) return tileAssignKernel<D, LabelT>;
+  return compactAssignKernel<D, LabelT>;
+}
+
 template <typename LabelT>
 void launchCompactAssign(const AssignPlan& plan, const CompactArgs<LabelT>& args,
                          cudaStream_t stream) {
   withCompactDim(args.d, [&]<int D>() {
-    compactAssignKernel<D, LabelT>
-        <<<plan.blocks, kCompactThreads, plan.shared_bytes, stream>>>(args);
+    compactAssignFor<D, LabelT>(
+        plan.point_tiles)<<<plan.blocks, kCompactThreads, plan.shared_bytes, stream>>>(args);
   });
   KMS_CHECK_LAUNCH();
 }
@@ -56,23 +65,26 @@ bool fitsCompactKernel(int d, int k) {
 }
 
 template <typename LabelT>
-AssignPlan planCompact(std::size_t n, int d, int k, const DeviceLimits& limits) {
+AssignPlan planCompact(std::size_t n, int d, int k, std::size_t tiles, const DeviceLimits& limits) {
   AssignPlan plan;
   plan.compact = true;
+  plan.point_tiles = tiles > 0 && d <= 4;
   plan.template_dim = compactDim(d);
   plan.threads = kCompactThreads;
   plan.per_block_sums = false;
   plan.shared_bytes = compactSharedBytes(d, k, plan.template_dim);
   int per_sm = 0;
   withCompactDim(d, [&]<int D>() {
-    auto kernel = compactAssignKernel<D, LabelT>;
+    auto kernel = compactAssignFor<D, LabelT>(plan.point_tiles);
     KMS_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                         static_cast<int>(plan.shared_bytes)));
     KMS_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kCompactThreads,
                                                                  plan.shared_bytes));
   });
+  // A block takes a batch of rows per round, or with tiles a tile per thread.
   const std::size_t batch = static_cast<std::size_t>(kCompactThreads) * kCompactRowsPerThread;
-  const std::size_t needed = (n + batch - 1) / batch;
+  const std::size_t needed =
+      plan.point_tiles ? (tiles + kCompactThreads - 1) / kCompactThreads : (n + batch - 1) / batch;
   const int resident = std::max(1, std::min(per_sm, kCompactBlocksPerSm));
   plan.blocks = static_cast<int>(std::max<std::size_t>(
       1,
@@ -131,8 +143,10 @@ void launchCompactGeometry(const CompactArgs<LabelT>& args, const float* centroi
   launchGeometry(args, centroids, stream);
 }
 
-template AssignPlan planCompact<std::uint8_t>(std::size_t, int, int, const DeviceLimits&);
-template AssignPlan planCompact<std::uint16_t>(std::size_t, int, int, const DeviceLimits&);
+template AssignPlan planCompact<std::uint8_t>(std::size_t, int, int, std::size_t,
+                                              const DeviceLimits&);
+template AssignPlan planCompact<std::uint16_t>(std::size_t, int, int, std::size_t,
+                                               const DeviceLimits&);
 template void launchCompactIteration<std::uint8_t>(const AssignPlan&,
                                                    const CompactArgs<std::uint8_t>&, cudaStream_t);
 template void launchCompactIteration<std::uint16_t>(const AssignPlan&,

@@ -21,10 +21,11 @@ struct CompactArgs;
 /// assign_launch.cuh.
 bool fitsCompactKernel(int d, int k);
 
-/// Block count and shared memory of the assignment kernel. Throws DeviceError if the runtime
-/// refuses the configuration.
+/// Block count and shared memory of the assignment kernel: with `tiles` > 0 (d ≤ 4, point tiles
+/// built) the tile kernel's, else the row kernel's. Throws DeviceError if the runtime refuses the
+/// configuration.
 template <typename LabelT>
-AssignPlan planCompact(std::size_t n, int d, int k, const DeviceLimits& limits);
+AssignPlan planCompact(std::size_t n, int d, int k, std::size_t tiles, const DeviceLimits& limits);
 
 /// One iteration (assignment, then update) on `stream` (checks the launches).
 template <typename LabelT>

@@ -86,6 +86,16 @@ __device__ __forceinline__ float fastScore(const float (&x2)[D], const float* ro
   }
 }
 
+/// Thread 0: the tile kernel's inertia (tile_kernel.cuh) of the iteration, and the state zeroed
+/// for the next one.
+template <typename LabelT>
+__device__ __forceinline__ double takeTileInertia(const CompactArgs<LabelT>& a) {
+  TileIteration* s = a.tile_iteration;
+  const double inertia = tileInertiaTotal(*s, a.inertia_exp);
+  *s = TileIteration{};
+  return inertia;
+}
+
 /// What the update block reduces: the assignment blocks' inertia and changed counts, and the
 /// clusters' largest shift and number of empty ones.
 struct UpdateTotals {
@@ -138,6 +148,7 @@ __global__ void __launch_bounds__(kCompactThreads) compactUpdateKernel(CompactAr
       mine.searched += a.block_work[2 * b];
       mine.evaluated += a.block_work[2 * b + 1];
     }
+    if (a.tile_iteration && threadIdx.x == 0) mine.inertia += takeTileInertia(a);
   }
   long long sums[J][D];
   long long weights[J];
@@ -229,6 +240,7 @@ __global__ void __launch_bounds__(kCompactThreads)
     mine.searched += a.block_work[2 * b];
     mine.evaluated += a.block_work[2 * b + 1];
   }
+  if (a.tile_iteration && threadIdx.x == 0) mine.inertia += takeTileInertia(a);
   using Reduce = cub::BlockReduce<UpdateTotals, kCompactThreads>;
   __shared__ typename Reduce::TempStorage temp;
   const UpdateTotals total = Reduce(temp).Reduce(mine, CombineTotals{});
@@ -292,29 +304,36 @@ struct CompactBlock {
   int* acc_hi;
 };
 
+/// Moves a row's exact sums m·q(x) and its count m from cluster `from` to `to` in the block's
+/// shared accumulators (on the first iteration, `first`: only adds them to `to`).
+template <int D>
+__device__ __forceinline__ void moveRowSums(const CompactBlock& b, int d, const float (&x)[D],
+                                            std::uint32_t count, int from, int to, bool first) {
+  const std::size_t t = static_cast<std::size_t>(to) * (d + 1);
+  const std::size_t f = static_cast<std::size_t>(from) * (d + 1);
+  const long long m = count;
+#pragma unroll
+  for (int c = 0; c < D; ++c) {
+    if (c < d) {
+      const long long q = m * exact::quantize(x[c], b.scale[c]);
+      atomicAddWide64(b.acc_lo + t + c, b.acc_hi + t + c, q);
+      if (!first) atomicAddWide64(b.acc_lo + f + c, b.acc_hi + f + c, -q);
+    }
+  }
+  atomicAddWide64(b.acc_lo + t + d, b.acc_hi + t + d, m);
+  if (!first) atomicAddWide64(b.acc_lo + f + d, b.acc_hi + f + d, -m);
+}
+
 /// Records a row's label; when it changed, moves the row's sums between the clusters.
 template <int D, typename LabelT>
 __device__ __forceinline__ void settleLabel(const CompactArgs<LabelT>& a, const CompactBlock& b,
                                             std::size_t i, const float (&x)[D], std::uint32_t count,
                                             LabelT old_label, int label, bool first,
                                             unsigned long long& changed) {
-  const int d = compactExactDim(D) ? D : a.d;
   const LabelT new_label = static_cast<LabelT>(label);
   if (first || old_label != new_label) {
     changed += count;
-    const std::size_t to = static_cast<std::size_t>(new_label) * (d + 1);
-    const std::size_t from = static_cast<std::size_t>(old_label) * (d + 1);
-    const long long m = count;
-#pragma unroll
-    for (int c = 0; c < D; ++c) {
-      if (c < d) {
-        const long long q = m * exact::quantize(x[c], b.scale[c]);
-        atomicAddWide64(b.acc_lo + to + c, b.acc_hi + to + c, q);
-        if (!first) atomicAddWide64(b.acc_lo + from + c, b.acc_hi + from + c, -q);
-      }
-    }
-    atomicAddWide64(b.acc_lo + to + d, b.acc_hi + to + d, m);
-    if (!first) atomicAddWide64(b.acc_lo + from + d, b.acc_hi + from + d, -m);
+    moveRowSums<D>(b, compactExactDim(D) ? D : a.d, x, count, old_label, new_label, first);
     a.labels_out[i] = new_label;
   } else if (a.labels_out != a.labels_in) {
     a.labels_out[i] = new_label;
@@ -340,23 +359,18 @@ __device__ __forceinline__ bool settleByBounds(const CompactArgs<LabelT>& a, con
   return true;
 }
 
-/// The full exact search of one row over all k staged centroids (near ties re-ranked with exact
-/// distances, ties to the lower index — the CPU backend's answer); stores the row's new lower
-/// bound, label and sums.
-template <int D, typename LabelT>
-__device__ __forceinline__ void searchRow(const CompactArgs<LabelT>& a, const CompactBlock& b,
-                                          std::size_t i, bool first, double& inertia,
-                                          unsigned long long& changed, unsigned& evaluated) {
+/// The exact nearest of all k staged centroids to x (d ≤ 4: D = d), ties to the lower index —
+/// the CPU backend's answer — by a walk over the centroids sorted by their projection on the
+/// axis, outwards from a·x, nearest projection first. Every centroid not reached is farther than
+/// the runner-up (its projection gap alone says so, with a margin above the rounding of the
+/// scores and projections), so best and runner-up are those of the full search; a gap between
+/// them below the rounding bound is settled with exact distances. Gives the label, its exact
+/// distance, and a lower bound on the distance to every other centroid (∞ for k = 1). Points or
+/// centroids near float's range (squares past 1e36) are searched with exact distances alone.
+template <int D>
+__device__ __forceinline__ int walkNearest(const CompactBlock& b, const float (&x)[D], int k, int d,
+                                           float& dist, float& lower, unsigned& evaluated) {
   constexpr int R = centroidRow(D);
-  const int d = compactExactDim(D) ? D : a.d;
-  const int k = a.k;
-  float x[D];
-  const float* p = a.points + i * d;
-#pragma unroll
-  for (int c = 0; c < D; ++c)
-    x[c] = (compactExactDim(D) || c < d) ? __ldg(p + c) : 0.0f;
-  const std::uint32_t count = a.counts ? __ldg(a.counts + i) : 1u;
-  const LabelT old_label = first ? LabelT(0) : a.labels_in[i];
   float x2[D];
 #pragma unroll
   for (int c = 0; c < D; ++c)
@@ -367,10 +381,13 @@ __device__ __forceinline__ void searchRow(const CompactArgs<LabelT>& a, const Co
     x_norm = fmaf(x[c], x[c], x_norm);
     px = fmaf(b.axis[c], x[c], px);
   }
-  // Walk outwards from a·x in projection order, nearest projection first. Every centroid not
-  // reached is farther than the runner-up (its projection gap alone says so, with a margin
-  // above the rounding of the scores and projections), so best and runner-up are those of the
-  // full search.
+  if (!(x_norm + b.top_norm < 1e36f)) {
+    // Near float's range the scores ‖c‖² − 2x·c overflow: every distance exactly (the CPU's own
+    // overflows included), and no bound.
+    lower = 0.0f;
+    evaluated += k;
+    return exactNearestStaged<D>(x, b.rows, k, d, dist);
+  }
   int left = 0, right = k;
   while (left < right) {  // first position with projection ≥ a·x
     const int mid = (left + right) >> 1;
@@ -399,8 +416,8 @@ __device__ __forceinline__ void searchRow(const CompactArgs<LabelT>& a, const Co
       label = j;
     }
   }
-  float dist = exactDistance<D>(x, b.rows + label * R, d);
-  float lower = INFINITY;  // k = 1: no other centroid
+  dist = exactDistance<D>(x, b.rows + label * R, d);
+  lower = INFINITY;  // k = 1: no other centroid
   if (second < INFINITY) {
     // As in assignKernel: a gap below the rounding bound is settled with exact distances.
     const float reach = sqrtf(x_norm) + sqrtf(fmaxf(0.0f, second + x_norm));
@@ -412,6 +429,25 @@ __device__ __forceinline__ void searchRow(const CompactArgs<LabelT>& a, const Co
     // Every other centroid is at least this far: the runner-up's score less its error.
     lower = sqrtf(fmaxf(0.0f, second + x_norm - err)) * (1.0f - kBoundSlack);
   }
+  return label;
+}
+
+/// The full exact search of one row (walkNearest); stores the row's new lower bound, label and
+/// sums.
+template <int D, typename LabelT>
+__device__ __forceinline__ void searchRow(const CompactArgs<LabelT>& a, const CompactBlock& b,
+                                          std::size_t i, bool first, double& inertia,
+                                          unsigned long long& changed, unsigned& evaluated) {
+  const int d = compactExactDim(D) ? D : a.d;
+  float x[D];
+  const float* p = a.points + i * d;
+#pragma unroll
+  for (int c = 0; c < D; ++c)
+    x[c] = (compactExactDim(D) || c < d) ? __ldg(p + c) : 0.0f;
+  const std::uint32_t count = a.counts ? __ldg(a.counts + i) : 1u;
+  const LabelT old_label = first ? LabelT(0) : a.labels_in[i];
+  float dist, lower;
+  const int label = walkNearest<D>(b, x, a.k, d, dist, lower, evaluated);
   a.bounds[i] = __fadd_rd(lower, b.drift_down);
   inertia += static_cast<double>(dist) * count;
   settleLabel<D>(a, b, i, x, count, old_label, label, first, changed);

@@ -61,8 +61,8 @@ int compareRows(const float* a, const float* b, int d) {
 ShardedEngine::ShardedEngine(const std::vector<int>& devices, const EngineOptions& options)
     : devices_(devices) {
   for (int device : devices) {
-    auto engine =
-        std::make_unique<CudaEngine>(device, options.max_device_bytes, options.cuda_tensor_cores);
+    auto engine = std::make_unique<CudaEngine>(device, options.max_device_bytes,
+                                               options.cuda_tensor_cores, options.cuda_point_tiles);
     engine->shard_ = true;
     shards_.push_back(std::move(engine));
   }

@@ -1,0 +1,46 @@
+// What the tile kernel (tile_kernel.cuh) knows of each tile of the point tiles (tile_index.cuh):
+// a ball that holds its points, and the moments that give its inertia about any centroid.
+#pragma once
+
+#include <cstdint>
+
+namespace kms::cuda {
+
+/// Rows per tile: a warp's lanes take a tile's rows one each when it must be looked at row by row.
+inline constexpr int kTileRows = 32;
+/// A tile whose rows do not all carry the same label (or, before the first iteration, any tile).
+inline constexpr unsigned short kMixedTile = 0xffff;
+
+/// One tile of up to kTileRows consecutive rows of the sorted points, with weights w (the rows'
+/// counts, or 1). m is the weighted mean rounded to float; every row x of the tile lies within
+/// `radius` of m (‖x − m‖ ≤ radius in real arithmetic: computed in double, rounded up). The
+/// inertia about a centroid c is Σ w‖x − c‖² = scatter + 2(m − c)·offset + weight·‖m − c‖²,
+/// formed in double (scatter = Σ w‖x − m‖², offset = Σ w(x − m), both from double sums).
+struct __align__(16) TileShape {
+  float centre[4];  ///< m (coordinates past d are 0)
+  float offset[4];  ///< Σ w(x − m), rounded to float
+  float radius;
+  float weight;    ///< Σ w (the exact count is the last column of the tile's sums)
+  double scatter;  ///< Σ w‖x − m‖²
+};
+static_assert(sizeof(TileShape) == 48, "three 16-byte loads per tile");
+
+/// What the tile kernel's warps share during an iteration (zeroed before it, read and zeroed
+/// again by the update): the next chunk of tiles to take, and the inertia as a 128-bit integer
+/// on a fixed grid of 2^inertia_exp, so that its sum does not depend on which warp took which
+/// chunk. (Each chunk's own part is formed in a fixed order, in double, then put on the grid.)
+struct TileIteration {
+  unsigned long long inertia_lo;
+  unsigned long long inertia_hi;
+  unsigned int infinite;  ///< some distance overflowed: the inertia is ∞, as on the CPU
+  unsigned int next_chunk;
+};
+
+/// The inertia a TileIteration holds, in double.
+__device__ __forceinline__ double tileInertiaTotal(const TileIteration& s, int inertia_exp) {
+  if (s.infinite) return INFINITY;
+  return ldexp(static_cast<double>(s.inertia_hi), 64 + inertia_exp) +
+         ldexp(static_cast<double>(s.inertia_lo), inertia_exp);
+}
+
+}  // namespace kms::cuda

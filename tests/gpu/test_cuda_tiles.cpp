@@ -1,0 +1,308 @@
+// Point tiles (d ≤ 4): the rows sorted along a Morton curve in tiles of 32, whole tiles settled
+// by a ball test, the others row by row against a few candidate centroids. The labels must be
+// the CPU backend's and the centroids bit-identical, iteration by iteration, on data where most
+// tiles settle (photo-like pictures, so the tests would notice tiles that never settle) and on
+// data built to sit on the tests' edges: tiles of identical rows exactly on a bisector, balls
+// just inside and just outside a centroid's half gap, coordinates whose squares overflow.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <string>
+
+#include "gpu_test_support.h"
+#include "support/compact_data.h"
+
+namespace kms {
+namespace {
+
+EngineOptions rowsOnly() {
+  EngineOptions options;
+  options.cuda_point_tiles = PointTiles::Never;
+  return options;
+}
+
+/// Tiles throughout, also where the data are too sparse for them (PointTiles::Auto would give
+/// them up for the row kernel after two iterations).
+EngineOptions tilesAlways() {
+  EngineOptions options;
+  options.cuda_point_tiles = PointTiles::Always;
+  return options;
+}
+
+/// A w × h picture of d smooth channels with a little noise, quantised to 8 bits (values
+/// /255), or posterised to levels `step` apart: neighbouring pixels alike; posterised, most
+/// pixels repeat a few hundred colours, as a photo's millions of pixels repeat its colours — what
+/// point tiles are for.
+std::vector<float> picture(int w, int h, int d, std::uint64_t seed, int step = 1) {
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<float> noise(0.0f, 3.0f);
+  std::uniform_real_distribution<float> phase(0.0f, 6.28f);
+  float ph[4][2];
+  for (auto& p : ph) {
+    p[0] = phase(rng);
+    p[1] = phase(rng);
+  }
+  std::vector<float> p;
+  p.reserve(std::size_t(w) * h * d);
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w; ++x)
+      for (int c = 0; c < d; ++c) {
+        const float v = 127.5f + 100.0f * std::sin(0.013f * (c + 1) * x + ph[c][0]) *
+                                     std::cos(0.009f * (c + 2) * y + ph[c][1]);
+        const float q = std::round(std::min(255.0f, std::max(0.0f, v + noise(rng))) / step);
+        p.push_back(std::min(255.0f, q * step) / 255.0f);
+      }
+  return p;
+}
+
+struct TrajectoryOptions {
+  int iterations = 30;
+  bool expect_settled = true;  ///< half the rows or more settled by whole tiles from iteration 6
+};
+
+/// Both backends from the same start, every iteration: labels, centroids, changed counts, empty
+/// clusters equal; inertia within the CPU's float rounding of each distance (the tiles take a
+/// settled tile's inertia from its moments, in double).
+void expectSameTrajectory(const DataView& view, KMeansConfig config,
+                          const TrajectoryOptions& o = {}) {
+  config.tolerance = 0;
+  config.max_iterations = o.iterations;
+  auto gpu = createEngine(BackendKind::Cuda, tilesAlways()).engine;
+  auto cpu = createCpuEngine(0);
+  gpu->setData(view);
+  cpu->setData(view);
+  gpu->initialize(config);
+  cpu->initialize(config);
+  std::int64_t least_searched = INT64_MAX;
+  for (int it = 1; it <= o.iterations; ++it) {
+    const IterationStats sg = gpu->step();
+    const IterationStats sc = cpu->step();
+    Snapshot g, s;
+    gpu->snapshot(g);
+    cpu->snapshot(s);
+    ASSERT_EQ(g.labels, s.labels) << "iteration " << it;
+    ASSERT_EQ(g.centroids, s.centroids) << "iteration " << it;
+    ASSERT_EQ(sg.changed, sc.changed) << "iteration " << it;
+    ASSERT_EQ(sg.empty_clusters, sc.empty_clusters) << "iteration " << it;
+    if (std::isfinite(sc.inertia))
+      ASSERT_NEAR(sg.inertia, sc.inertia, 1e-6 * sc.inertia + 1e-30) << "iteration " << it;
+    else  // a distance overflowed float on the CPU: the GPU's row must have overflowed too
+      ASSERT_EQ(sg.inertia, sc.inertia) << "iteration " << it;
+    if (it > 5) least_searched = std::min(least_searched, sg.rows_searched);
+  }
+  if (o.expect_settled)  // rows looked at one by one: the smaller share once the run has settled
+    EXPECT_LT(least_searched, static_cast<std::int64_t>(view.n / 2)) << "tiles never settle";
+}
+
+struct TileCase {
+  int d;
+  int k;
+  bool reseed;   ///< a third of the centroids start far away: clusters empty and re-seed
+  bool counted;  ///< the picture's distinct values with their counts
+  int step;      ///< posterised to levels this far apart (1: every 8-bit level)
+};
+
+class TilesGpuVersusCpu : public ::testing::TestWithParam<TileCase> {};
+
+TEST_P(TilesGpuVersusCpu, SameTrajectory) {
+  KMS_REQUIRE_CUDA();
+  const TileCase c = GetParam();
+  // 331 × 307 pixels: not a multiple of the tile's 32 rows.
+  const auto p = picture(331, 307, c.d, 40 + c.d + c.k, c.step);
+  // Posterised pictures of few channels repeat colours enough for most tiles to settle.
+  const bool dense = c.step >= 16 && c.d <= 3 && c.k <= 64;
+  auto start = test::uniformPoints(std::size_t(c.k), c.d, 5 + c.k, 0.1f, 0.9f);
+  if (c.reseed)
+    for (int j = 0; j < c.k; j += 3)
+      start[std::size_t(j) * c.d] += 30.0f;
+  KMeansConfig config = test::givenCentroids(start, c.k);
+  config.empty_clusters =
+      c.reseed ? EmptyClusterPolicy::ReseedFarthest : EmptyClusterPolicy::KeepCentroid;
+  if (c.counted) {
+    const test::CompactData compact = test::compactOf(p, c.d);
+    expectSameTrajectory(compact.view(), config, {30, false});
+  } else {
+    expectSameTrajectory(DataView{p.data(), p.size() / c.d, c.d}, config, {30, dense});
+  }
+}
+
+std::string tileName(const ::testing::TestParamInfo<TileCase>& info) {
+  const TileCase& c = info.param;
+  return "d" + std::to_string(c.d) + "_k" + std::to_string(c.k) + (c.reseed ? "_reseed" : "") +
+         (c.counted ? "_counts" : "") + "_step" + std::to_string(c.step);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Pictures, TilesGpuVersusCpu,
+    ::testing::Values(TileCase{3, 16, false, false, 16}, TileCase{3, 64, true, false, 16},
+                      TileCase{2, 40, false, false, 16}, TileCase{3, 16, false, false, 1},
+                      TileCase{3, 256, false, false, 1}, TileCase{3, 300, true, false, 16},
+                      TileCase{3, 1024, false, false, 1}, TileCase{1, 16, false, false, 1},
+                      TileCase{1, 5, true, false, 1}, TileCase{4, 100, true, false, 1},
+                      TileCase{3, 1, false, false, 16}, TileCase{3, 2, false, false, 1},
+                      TileCase{3, 16, false, true, 1}, TileCase{3, 256, true, true, 16},
+                      TileCase{4, 64, false, true, 1}),
+    tileName);
+
+// Tiles of identical rows exactly on the bisector of two centroids (a ball of radius 0 whose
+// centre is equidistant: both are candidates, the lower index wins), and groups a few ULPs to
+// either side, with two far groups pulling the centroids across them over many iterations.
+TEST(CudaTiles, IdenticalRowsOnABisectorFollowTheCpu) {
+  KMS_REQUIRE_CUDA();
+  std::vector<float> p;
+  std::mt19937 rng(9);
+  std::uniform_real_distribution<float> u(0.0f, 1.0f);
+  for (int g = 0; g < 2000; ++g) {  // groups of 64 identical rows near x = 0.5
+    float x = 0.5f;
+    for (int step = 0; step < g % 5; ++step)
+      x = std::nextafter(x, g % 2 ? 0.0f : 1.0f);
+    if (g % 7 == 0) x = 0.45f + 0.1f * u(rng);
+    for (int r = 0; r < 64; ++r)
+      p.insert(p.end(), {x, 0.25f, 0.75f});
+  }
+  for (int i = 0; i < 30000; ++i)
+    p.insert(p.end(), {-2.0f + 0.01f * u(rng), 0.25f, 0.75f});
+  for (int i = 0; i < 25000; ++i)
+    p.insert(p.end(), {3.0f + 0.01f * u(rng), 0.25f, 0.75f});
+  // Centroids 0 and 1 astride x = 0.5 exactly (0.25 and 0.75), a third far away.
+  const std::vector<float> start = {0.25f, 0.25f, 0.75f, 0.75f, 0.25f, 0.75f, 9.0f, 9.0f, 9.0f};
+  expectSameTrajectory(DataView{p.data(), p.size() / 3, 3}, test::givenCentroids(start, 3),
+                       {50, false});
+}
+
+// Balls that end just inside and just outside a centroid's half gap: tight groups of rows at
+// distances from their centroid that cross s(c) = half the distance to the nearest other
+// centroid by a few units of rounding (and rows exactly on the bisector), with the centroids
+// held near their places by heavy groups at their own positions.
+TEST(CudaTiles, BallsAtTheHalfGapFollowTheCpu) {
+  KMS_REQUIRE_CUDA();
+  std::vector<float> p;
+  const float a = 0.2f, b = 0.8f;  // two centroids on the x axis; s = 0.3
+  for (int i = 0; i < 20000; ++i) {
+    p.insert(p.end(), {a, 0.0f});
+    p.insert(p.end(), {b, 0.0f});
+  }
+  std::mt19937 rng(4);
+  std::uniform_real_distribution<float> tiny(-1e-6f, 1e-6f);
+  for (int g = 0; g < 300; ++g) {
+    float x = 0.5f;  // the half gap from a, then ULPs and tiny offsets either side
+    for (int step = 0; step < g % 9; ++step)
+      x = std::nextafter(x, g % 2 ? 0.0f : 1.0f);
+    const float y = g % 3 == 0 ? tiny(rng) : 0.0f;
+    for (int r = 0; r < 32; ++r)
+      p.insert(p.end(), {x + (r % 4 == 0 ? tiny(rng) : 0.0f), y});
+  }
+  const std::vector<float> start = {a, 0.0f, b, 0.0f};
+  expectSameTrajectory(DataView{p.data(), p.size() / 2, 2}, test::givenCentroids(start, 2),
+                       {12, false});
+}
+
+// Coordinates up to 1.5e19: squared distances of far pairs overflow float. The balls are too
+// large to prove anything with, so every row searches all k exactly, as the CPU does (ties of ∞
+// to index 0).
+TEST(CudaTiles, HugeCoordinatesAreSearchedRowByRow) {
+  KMS_REQUIRE_CUDA();
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<float> u(-1.5e19f, 1.5e19f);
+  std::vector<float> p(3 * 4001);
+  for (auto& v : p)
+    v = u(rng);
+  const std::vector<float> start(p.begin(), p.begin() + 3 * 5);
+  expectSameTrajectory(DataView{p.data(), p.size() / 3, 3}, test::givenCentroids(start, 5),
+                       {8, false});
+}
+
+// Fewer rows than one tile, and one row.
+TEST(CudaTiles, FewerRowsThanATile) {
+  KMS_REQUIRE_CUDA();
+  const auto p = test::uniformPoints(19, 3, 2, 0.0f, 1.0f);
+  const std::vector<float> start(p.begin(), p.begin() + 3 * 4);
+  expectSameTrajectory(DataView{p.data(), 19, 3}, test::givenCentroids(start, 4), {6, false});
+  const std::vector<float> one = {0.5f, 0.25f};
+  expectSameTrajectory(DataView{one.data(), 1, 2}, test::givenCentroids(one, 1), {3, false});
+}
+
+// The same run with and without tiles: identical labels and centroids every iteration, the
+// inertia equal to a few units of double rounding, and far fewer rows looked at one by one.
+TEST(CudaTiles, TilesAndRowsGiveTheSameRun) {
+  KMS_REQUIRE_CUDA();
+  const auto p = picture(640, 480, 3, 77, 16);
+  const DataView view{p.data(), p.size() / 3, 3};
+  auto tiles = createEngine(BackendKind::Cuda, tilesAlways()).engine;
+  auto rows = createEngine(BackendKind::Cuda, rowsOnly()).engine;
+  tiles->setData(view);
+  rows->setData(view);
+  KMeansConfig config;
+  config.k = 48;
+  config.init = InitMethod::GreedyKMeansPlusPlus;
+  config.seed = 5;
+  config.tolerance = 0;
+  config.max_iterations = 40;
+  config.empty_clusters = EmptyClusterPolicy::ReseedFarthest;
+  tiles->initialize(config);
+  rows->initialize(config);
+  std::int64_t searched_tiles = 0;
+  for (int it = 1; it <= 40; ++it) {
+    if (it % 7 == 0) {  // captures rewrite every label into the other half
+      tiles->requestSnapshot();
+      rows->requestSnapshot();
+    }
+    const IterationStats a = tiles->step();
+    const IterationStats b = rows->step();
+    Snapshot sa, sb;
+    tiles->snapshot(sa);
+    rows->snapshot(sb);
+    ASSERT_EQ(sa.labels, sb.labels) << "iteration " << it;
+    ASSERT_EQ(sa.centroids, sb.centroids) << "iteration " << it;
+    ASSERT_EQ(a.changed, b.changed) << "iteration " << it;
+    ASSERT_NEAR(a.inertia, b.inertia, 1e-6 * b.inertia) << "iteration " << it;
+    if (it > 10) searched_tiles += a.rows_searched;
+    Snapshot ca, cb;
+    const bool took_a = tiles->takeCapturedSnapshot(ca);
+    const bool took_b = rows->takeCapturedSnapshot(cb);
+    if (took_a && took_b && ca.iteration == cb.iteration) {
+      EXPECT_EQ(ca.labels, cb.labels) << "capture of iteration " << ca.iteration;
+      EXPECT_EQ(ca.centroids, cb.centroids) << "capture of iteration " << ca.iteration;
+    }
+  }
+  // Most rows were settled with their whole tile (rows_searched: rows looked at one by one).
+  EXPECT_LT(searched_tiles, static_cast<std::int64_t>(30 * view.n / 2));
+  // Replays (history) see the original row order either way.
+  Snapshot last;
+  tiles->snapshot(last);
+  std::vector<std::int32_t> la, lb;
+  tiles->assign(last.centred_centroids, la);
+  rows->assign(last.centred_centroids, lb);
+  EXPECT_EQ(la, lb);
+}
+
+// Same data, same start: the same inertia to the last bit on every run (the tiles' moments are
+// added in an order fixed by the grid, not by which warp came first).
+TEST(CudaTiles, RepeatRunsAreBitIdentical) {
+  KMS_REQUIRE_CUDA();
+  const auto p = picture(500, 400, 3, 12);
+  const DataView view{p.data(), p.size() / 3, 3};
+  std::vector<double> inertia[2];
+  std::vector<float> centroids[2];
+  for (int run = 0; run < 2; ++run) {
+    auto e = createEngine(BackendKind::Cuda, tilesAlways()).engine;
+    e->setData(view);
+    KMeansConfig config;
+    config.k = 32;
+    config.seed = 3;
+    config.tolerance = 0;
+    config.max_iterations = 25;
+    e->initialize(config);
+    for (int it = 0; it < 25; ++it)
+      inertia[run].push_back(e->step().inertia);
+    Snapshot s;
+    e->snapshot(s);
+    centroids[run] = s.centroids;
+  }
+  EXPECT_EQ(inertia[0], inertia[1]);
+  EXPECT_EQ(centroids[0], centroids[1]);
+}
+
+}  // namespace
+}  // namespace kms
