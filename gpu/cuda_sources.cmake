@@ -13,5 +13,6 @@ set(KMS_CUDA_SOURCES
   src/cuda/kernels/exact_assign.cu
   src/cuda/kernels/init_kernels.cu
   src/cuda/kernels/iteration_kernels.cu
+  src/cuda/kernels/wide_iteration.cu
   src/cuda/multi/all_reduce.cpp
   src/cuda/multi/sharded_engine.cu)

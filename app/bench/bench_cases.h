@@ -29,6 +29,9 @@ struct BenchCase {
   /// Run without point tiles (EngineOptions::cuda_point_tiles = Never): every iteration looks at
   /// every row, for comparison with the tiles of d ≤ 4.
   bool rows = false;
+  /// Rank every row every iteration (EngineOptions::cuda_distance_bounds = false): the tensor or
+  /// tiled kernels of 17 ≤ d ≤ 64, for comparison with the wide kernels' bounds.
+  bool every_row = false;
 };
 
 /// A case's data: n × d values, and counts for compact cases.

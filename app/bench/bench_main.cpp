@@ -356,6 +356,7 @@ int main(int argc, char** argv) {
         if (c.streamed) options.max_device_bytes = 1;  // nothing fits: streamed from the host
         options.cuda_tensor_cores = !c.simt;
         options.cuda_point_tiles = c.rows ? kms::PointTiles::Never : kms::PointTiles::Auto;
+        options.cuda_distance_bounds = !c.every_row;
         auto engine = kms::createEngine(kms::BackendKind::Cuda, options).engine;
         results.push_back(timeEngine(*engine, c, data, opt.warmup, opt.iterations));
       }
@@ -380,9 +381,10 @@ int main(int argc, char** argv) {
         const double memory_ms =
             bytes / ((c.streamed ? ceilings->host_to_device_gbs : ceilings->copy_gbs) * 1e9) * 1e3;
         const double computed = r.skipped >= 0 ? 1.0 - r.skipped : 1.0;
-        // 17 ≤ d ≤ 64 runs its dot products on TF32 tensor cores where the device has them.
-        const bool tensor =
-            !c.simt && !c.compact && c.d > 16 && c.d <= 64 && ceilings->tf32_gflops > 0;
+        // 17 ≤ d ≤ 64 ranked row by row runs its dot products on TF32 tensor cores where the
+        // device has them; with distance bounds (k ≤ 256) the few searched rows run on FP32.
+        const bool tensor = c.every_row && !c.simt && !c.compact && c.d > 16 && c.d <= 64 &&
+                            ceilings->tf32_gflops > 0;
         const double rate = tensor ? ceilings->tf32_gflops : ceilings->fp32_gflops;
         const double compute_ms = 2.0 * double(c.n) * c.k * c.d * computed / (rate * 1e9) * 1e3;
         const double floor = std::max(memory_ms, compute_ms);

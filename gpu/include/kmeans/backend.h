@@ -79,6 +79,13 @@ struct EngineOptions {
   /// its last bits); the index costs a sort at setData and about d·4 + 7 bytes per row of GPU
   /// memory, and is skipped when that memory is not free.
   PointTiles cuda_point_tiles = PointTiles::Auto;
+  /// Whether the CUDA engine keeps a distance bound per row for data of 17 ≤ d ≤ 64 and
+  /// k ≤ 256 without weights, with the cluster sums kept across iterations: a row whose bound
+  /// proves its label is not ranked again (after the first iterations, nearly every row), the
+  /// others are searched exactly. Labels and centroids are the same either way; false ranks
+  /// every row every iteration (TF32 tensor cores or the FP32 tiled kernel — for comparisons and
+  /// tests).
+  bool cuda_distance_bounds = true;
 };
 
 struct CreatedEngine {

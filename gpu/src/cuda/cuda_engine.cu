@@ -17,6 +17,7 @@
 #include "cuda/kernels/compact_iteration.cuh"
 #include "cuda/kernels/compact_kernel.cuh"
 #include "cuda/kernels/init_kernels.cuh"
+#include "cuda/kernels/wide_iteration.cuh"
 #include "kmeans/errors.h"
 
 namespace kms::cuda {
@@ -53,11 +54,12 @@ std::string mib(std::size_t bytes) {
 
 }  // namespace
 
-CudaEngine::CudaEngine(int device, std::size_t max_device_bytes, bool tensor_cores,
-                       PointTiles point_tiles)
+CudaEngine::CudaEngine(int device, const EngineOptions& options)
     : device_(selectDevice(device)),
-      max_device_bytes_(max_device_bytes),
-      point_tiles_(point_tiles) {
+      max_device_bytes_(options.max_device_bytes),
+      point_tiles_(options.cuda_point_tiles),
+      distance_bounds_(options.cuda_distance_bounds) {
+  const bool tensor_cores = options.cuda_tensor_cores;
   KMS_CUDA_CHECK(cudaGetDeviceProperties(&props_, device_));
   limits_.multiprocessors = props_.multiProcessorCount;
   limits_.max_shared_per_block = props_.sharedMemPerBlockOptin;
@@ -254,8 +256,12 @@ void CudaEngine::planFor() {
   // k = 256 0.118 (0.749), iterations 11–60 from a random start.
   // Shards run the compact iteration in two parts around the all-reduce.
   const bool compact_fits = fitsCompactKernel(d_, k_) && weights_.size() == 0;
+  // 17 ≤ d ≤ 64, k ≤ 256: the wide kernels, with a distance bound per row (H200, 1 M × 64,
+  // k = 256, iterations 11–60: 98 % of the rows settled by their bounds).
   if (compact_fits)
     plan_ = planCompact<LabelT>(n_, d_, k_, tiles_.tiles(), limits_);
+  else if (distance_bounds_ && fitsWideKernel(d_, k_) && weights_.size() == 0)
+    plan_ = planWide<LabelT>(n_, d_, k_, limits_);
   else if (!summary_.fixed.counted)
     plan_ = planAssign<LabelT>(n_, d_, k_, limits_);
   else
@@ -372,7 +378,7 @@ void CudaEngine::prepareRun(const KMeansConfig& config) {
   block_inertia_.resize(plan_.blocks);
   block_changed_.resize(plan_.blocks);
   // Per block: rows searched and distances computed (compact kernels), rows searched (tensor).
-  const std::size_t work_slots = plan_.compact ? 2 : plan_.tensor ? 1 : 0;
+  const std::size_t work_slots = (plan_.compact || plan_.wide) ? 2 : plan_.tensor ? 1 : 0;
   block_work_.resize(work_slots * static_cast<std::size_t>(plan_.blocks));
   empty_flags_.resize(k_);
   empty_list_.resize(k_);
@@ -391,15 +397,12 @@ void CudaEngine::startRun() {
   KMS_CUDA_CHECK(cudaMemsetAsync(counters_.get(), 0, counters_.bytes(), s));
   if (plan_.point_tiles)
     KMS_CUDA_CHECK(cudaMemsetAsync(tiles_.iteration(), 0, sizeof(TileIteration), s));
-  if (plan_.compact) {  // the compact kernels keep their sums and bounds across iterations
+  if (plan_.compact || plan_.wide) {            // sums and bounds kept across iterations
     bounds_.resize(keepsRowBounds() ? n_ : 0);  // the tile kernel keeps no bound per row
     geometry_.resize(2 * static_cast<std::size_t>(k_) + 1);
     order_.resize(k_);
     KMS_CUDA_CHECK(cudaMemsetAsync(totals_.get(), 0, totals_.bytes(), s));
-    if (labelBytes() == 1)
-      launchCompactGeometry(compactArgs<std::uint8_t>(0, -1, 0), centroids_[0].get(), s);
-    else
-      launchCompactGeometry(compactArgs<std::uint16_t>(0, -1, 0), centroids_[0].get(), s);
+    describe(0, -1, 0, centroids_[0].get());
   }
   compute_.synchronize();
 
@@ -538,8 +541,26 @@ void CudaEngine::enqueueCompactIteration(int cur, int in_half, int out_half, Par
 }
 
 template <typename LabelT>
+void CudaEngine::enqueueWideIteration(int cur, int in_half, int out_half, Part part) {
+  CompactArgs<LabelT> a = compactArgs<LabelT>(cur, in_half, out_half);
+  const cudaStream_t s = compute_.get();
+  if (part != Part::kUpdate) {
+    iteration_start_.recordInGraph(s);
+    launchWideSums<LabelT>(plan_, a, s);
+    after_reduce_.recordInGraph(s);
+    if (part == Part::kSums) return;  // a shard: the all-reduce comes next
+  } else {                            // a shard, after the all-reduce into global_totals_
+    a.update_totals = global_totals_.get();
+    update_start_.recordInGraph(s);
+  }
+  launchWideUpdate<LabelT>(a, s);
+  after_update_.recordInGraph(s);
+}
+
+template <typename LabelT>
 void CudaEngine::enqueueIteration(int cur, int in_half, int out_half, Part part) {
   if (plan_.compact) return enqueueCompactIteration<LabelT>(cur, in_half, out_half, part);
+  if (plan_.wide) return enqueueWideIteration<LabelT>(cur, in_half, out_half, part);
   const cudaStream_t s = compute_.get();
   if (part == Part::kUpdate) {  // a shard, after the all-reduce into global_totals_
     update_start_.recordInGraph(s);
@@ -616,8 +637,8 @@ UpdateParams CudaEngine::updateParams() const {
   up.scale = summary_.scale;
   up.tolerance = config_.tolerance;
   up.counters = counters_.get();
-  up.tracks_drift = plan_.compact;
-  up.reports_searched = plan_.tensor;
+  up.tracks_drift = plan_.compact || plan_.wide;
+  up.reports_searched = plan_.tensor || plan_.wide;
   return up;
 }
 
@@ -685,18 +706,28 @@ void CudaEngine::reseedHere(const PendingStep& p, int empty_count) {
     reseed(std::uint8_t{});
   else
     reseed(std::uint16_t{});
-  if (plan_.compact) describeCentroids(p);  // the update described them before the re-seed
+  if (keepsBounds()) describeCentroids(p);  // the update described them before the re-seed
   after_update_.record(s);
 }
 
 void CudaEngine::describeCentroids(const PendingStep& p) {
+  describe(cur_, -1, p.out_half, centroids_[1 - cur_].get());
+}
+
+void CudaEngine::describe(int cur, int in_half, int out_half, const float* centroids) {
   const cudaStream_t s = compute_.get();
+  const auto launch = [&](auto label_type) {
+    using LabelT = decltype(label_type);
+    const CompactArgs<LabelT> a = compactArgs<LabelT>(cur, in_half, out_half);
+    if (plan_.wide)
+      launchWideGeometry<LabelT>(a, centroids, s);
+    else
+      launchCompactGeometry<LabelT>(a, centroids, s);
+  };
   if (labelBytes() == 1)
-    launchCompactGeometry(compactArgs<std::uint8_t>(cur_, -1, p.out_half),
-                          centroids_[1 - cur_].get(), s);
+    launch(std::uint8_t{});
   else
-    launchCompactGeometry(compactArgs<std::uint16_t>(cur_, -1, p.out_half),
-                          centroids_[1 - cur_].get(), s);
+    launch(std::uint16_t{});
 }
 
 IterationStats CudaEngine::step() {
@@ -722,16 +753,17 @@ IterationStats CudaEngine::finishStep(const PendingStep& p, const IterationRepor
   stats.max_shift = report.max_shift;
   stats.empty_clusters = report.empty_count;
   stats.converged = report.converged != 0;
-  if (plan_.compact || plan_.tensor) {
+  if (plan_.compact || plan_.tensor || plan_.wide) {
     stats.rows_searched = static_cast<std::int64_t>(report.searched);
     // The tensor kernel ranks all n·k pairs on tensor cores; only its re-ranked rows are told.
-    if (plan_.compact) stats.distances_computed = static_cast<std::int64_t>(report.evaluated);
+    if (plan_.compact || plan_.wide)
+      stats.distances_computed = static_cast<std::int64_t>(report.evaluated);
   }
   if (plan_.compact && !shard_) {
     stats.ms.assign_ms = after_update_.msSince(iteration_start_);
   } else {
-    // Compact shards: the assignment with its reduction counts as assignment.
-    if (plan_.compact) {
+    // Compact shards and wide rows: the assignment with its reduction counts as assignment.
+    if (plan_.compact || plan_.wide) {
       stats.ms.assign_ms = after_reduce_.msSince(iteration_start_);
     } else {
       stats.ms.assign_ms = after_assign_.msSince(iteration_start_);

@@ -35,10 +35,9 @@ class ShardedEngine;
 
 class CudaEngine final : public Engine {
  public:
-  /// `max_device_bytes`, `tensor_cores`, `point_tiles`: EngineOptions::max_device_bytes,
-  /// cuda_tensor_cores and cuda_point_tiles.
-  CudaEngine(int device, std::size_t max_device_bytes = 0, bool tensor_cores = true,
-             PointTiles point_tiles = PointTiles::Auto);
+  /// `options`: max_device_bytes, cuda_tensor_cores, cuda_point_tiles and cuda_distance_bounds
+  /// (the device comes from the caller: one GPU of a sharded run, or cuda_device).
+  CudaEngine(int device, const EngineOptions& options = {});
   ~CudaEngine() override;
 
   BackendInfo info() const override;
@@ -114,12 +113,21 @@ class CudaEngine final : public Engine {
   /// The iteration of compact data (plan_.compact) with its timing events.
   template <typename LabelT>
   void enqueueCompactIteration(int cur, int in_half, int out_half, Part part);
+  /// The iteration of wide rows (plan_.wide) with its timing events.
+  template <typename LabelT>
+  void enqueueWideIteration(int cur, int in_half, int out_half, Part part);
   template <typename LabelT>
   CompactArgs<LabelT> compactArgs(int cur, int in_half, int out_half) const;
+  /// The geometry (compact kernels) or half gaps (wide kernels) of `centroids`, on the compute
+  /// stream.
+  void describe(int cur, int in_half, int out_half, const float* centroids);
   UpdateParams updateParams() const;
   std::size_t labelBytes() const { return k_ <= 256 ? 1 : 2; }
-  /// Whether the run keeps a distance bound per row (the compact row kernel; tiles keep none).
-  bool keepsRowBounds() const { return plan_.compact && !plan_.point_tiles; }
+  /// Whether the run keeps a distance bound per row (the compact row kernel and the wide kernels;
+  /// tiles keep one per tile).
+  bool keepsRowBounds() const { return (plan_.compact && !plan_.point_tiles) || plan_.wide; }
+  /// Whether the run prunes with bounds and the centroids' geometry (compact and wide kernels).
+  bool keepsBounds() const { return plan_.compact || plan_.wide; }
   /// PointTiles::Auto indexes plain points (no counts) of at least this many rows. Counted data
   /// are distinct values — a photo's colours, merged duplicates — too sparse for tiles: a tile's
   /// ball spans several regions, and the rows the kernel then looks at one by one cost more
@@ -156,6 +164,7 @@ class CudaEngine final : public Engine {
   std::size_t max_device_bytes_ = 0;  ///< EngineOptions::max_device_bytes (0: free memory)
   int fault_at_iteration_ = 0;        ///< tests: the step that first runs a trapping kernel
   PointTiles point_tiles_ = PointTiles::Auto;  ///< EngineOptions::cuda_point_tiles
+  bool distance_bounds_ = true;                ///< EngineOptions::cuda_distance_bounds
   cudaDeviceProp props_{};
   DeviceLimits limits_;
   ThreadPool widen_pool_{4};

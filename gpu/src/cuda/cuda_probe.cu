@@ -85,8 +85,7 @@ std::unique_ptr<Engine> createEngine(const EngineOptions& options) {
 std::unique_ptr<Engine> createSingleEngine(const EngineOptions& options) {
   const CudaStatus status = probe(options.cuda_device);
   if (!status.available) throw DeviceError("CUDA backend unavailable: " + status.reason);
-  auto engine = std::make_unique<CudaEngine>(options.cuda_device, options.max_device_bytes,
-                                             options.cuda_tensor_cores, options.cuda_point_tiles);
+  auto engine = std::make_unique<CudaEngine>(options.cuda_device, options);
   engine->injectFaultAt(options.cuda_fault_at_iteration);
   return engine;
 }

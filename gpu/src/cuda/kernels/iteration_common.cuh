@@ -30,7 +30,10 @@ __device__ __forceinline__ void finalizeIteration(IterationScalars* s, Iteration
   report->empty_count = s->empty_count;
   report->converged = s->converged;
   report->iteration = iteration;
-  if (p.reports_searched) report->searched = s->searched;
+  if (p.reports_searched) {
+    report->searched = s->searched;
+    report->evaluated = s->evaluated;
+  }
   // No system fence needed: the host reads the mapped report only after an event that follows
   // the kernel's completion, which makes its writes visible.
 }

@@ -26,7 +26,7 @@ __global__ void __launch_bounds__(kReduceThreads)
     reduceKernel(const long long* __restrict__ block_sums, int rows, int columns,
                  long long* __restrict__ totals, const double* __restrict__ block_inertia,
                  const unsigned long long* __restrict__ block_changed,
-                 const unsigned long long* __restrict__ block_searched, int blocks,
+                 const unsigned long long* __restrict__ block_searched, int blocks, int work_stride,
                  IterationScalars* scalars) {
   if (blockIdx.x == gridDim.x - 1) {
     if (blockIdx.y != 0) return;
@@ -42,12 +42,19 @@ __global__ void __launch_bounds__(kReduceThreads)
       scalars->changed = total.changed;
     }
     if (block_searched != nullptr) {  // integer sums: any order gives the same total
-      unsigned long long searched = 0;
-      for (int b = threadIdx.x; b < blocks; b += kReduceThreads)
-        searched += block_searched[b];
+      unsigned long long searched = 0, evaluated = 0;
+      for (int b = threadIdx.x; b < blocks; b += kReduceThreads) {
+        searched += block_searched[static_cast<std::size_t>(b) * work_stride];
+        if (work_stride == 2) evaluated += block_searched[2 * static_cast<std::size_t>(b) + 1];
+      }
       __syncthreads();  // blockSumScalars' shared storage is reused
       const BlockScalars searched_total = blockSumScalars<kReduceThreads>(0.0, searched);
       if (threadIdx.x == 0) scalars->searched = searched_total.changed;
+      if (work_stride == 2) {
+        __syncthreads();
+        const BlockScalars evaluated_total = blockSumScalars<kReduceThreads>(0.0, evaluated);
+        if (threadIdx.x == 0) scalars->evaluated = evaluated_total.changed;
+      }
     }
     return;
   }
@@ -83,7 +90,7 @@ __global__ void __launch_bounds__(kUpdateThreads)
   const int lane = threadIdx.x & 31;
   const int j = blockIdx.x * kUpdateCentroidsPerBlock + (threadIdx.x >> 5);
   const int d = p.d;
-  float shift = 0.0f;
+  float shift = 0.0f, bound = 0.0f;
   int empty = 0;
   if (j < p.k) {
     const long long* row = totals + static_cast<std::size_t>(j) * (d + 1);
@@ -98,7 +105,10 @@ __global__ void __launch_bounds__(kUpdateThreads)
       for (int c = lane; c < d; c += 32)
         nc[c] = exact::meanFromSums(row[c], p.coord_exp[c], weight, p.weight_exp);
       __syncwarp();
-      if (lane == 0) shift = clusterShift(nc, oc, d);
+      if (lane == 0) {
+        shift = clusterShift(nc, oc, d);
+        if (p.tracks_drift) bound = shiftBound(nc, oc, d, shift);
+      }
     }
     if (lane == 0) empty_flags[j] = static_cast<unsigned char>(weight == 0);
   }
@@ -111,9 +121,15 @@ __global__ void __launch_bounds__(kUpdateThreads)
   const float block_shift = ReduceF(temp.f).Reduce(shift, MaxOf{});
   __syncthreads();
   const int block_empty = ReduceI(temp.i).Sum(empty);
+  float block_bound = 0.0f;
+  if (p.tracks_drift) {
+    __syncthreads();
+    block_bound = ReduceF(temp.f).Reduce(bound, MaxOf{});
+  }
   __shared__ bool last;
   if (threadIdx.x == 0) {
     atomicMax(&scalars->max_shift_bits, __float_as_uint(block_shift));
+    if (p.tracks_drift) atomicMax(&scalars->drift_bound_bits, __float_as_uint(block_bound));
     if (block_empty) atomicAdd(&scalars->empty_count, block_empty);
     __threadfence();
     last = atomicAdd(&scalars->update_blocks_done, 1u) == gridDim.x - 1;
@@ -121,6 +137,11 @@ __global__ void __launch_bounds__(kUpdateThreads)
   __syncthreads();
   if (last && threadIdx.x == 0) {
     __threadfence();
+    if (p.tracks_drift) {
+      RunCounters* run = p.counters;
+      run->drift_before = run->drift;
+      run->drift = grownDrift(run->drift, __uint_as_float(scalars->drift_bound_bits));
+    }
     finalizeIteration(scalars, report, p, ++p.counters->iteration);
   }
 }
@@ -312,13 +333,13 @@ __global__ void __launch_bounds__(kUpdateThreads)
 void launchReduce(const long long* block_sums, int rows, int columns, long long* totals,
                   const double* block_inertia, const unsigned long long* block_changed,
                   const unsigned long long* block_searched, int blocks, IterationScalars* scalars,
-                  cudaStream_t stream) {
+                  cudaStream_t stream, int work_stride) {
   const int column_blocks = (columns + 31) / 32;
   const int slices = columns > 0 ? std::min(kReduceSlices, std::max(1, rows / 16)) : 1;
   const dim3 grid(column_blocks + 1, slices);
   reduceKernel<<<grid, kReduceThreads, 0, stream>>>(block_sums, rows, columns, totals,
                                                     block_inertia, block_changed, block_searched,
-                                                    blocks, scalars);
+                                                    blocks, work_stride, scalars);
   KMS_CHECK_LAUNCH();
 }
 

@@ -24,6 +24,9 @@ struct IterationScalars {
   /// Compact kernels on a shard: distances computed. (Right after `searched`: the all-reduce
   /// sums both in one call.)
   unsigned long long evaluated;
+  /// updateKernel with UpdateParams::tracks_drift: float bits of the largest shiftBound, what
+  /// the drift grows by.
+  unsigned int drift_bound_bits;
 };
 
 /// Device state that lives for a whole run (zeroed by initialize).
@@ -62,8 +65,9 @@ struct UpdateParams {
   double scale = 1.0;  ///< data scale for the shift test
   double tolerance = 0.0;
   RunCounters* counters = nullptr;  ///< device; its iteration number goes into the report
-  /// The compact kernels' distance bounds follow the centroids through counters->drift: a
-  /// re-seed must grow it by its recomputed shift.
+  /// The compact and wide kernels' distance bounds follow the centroids through
+  /// counters->drift: the update (updateKernel for the wide kernels) grows it by the largest
+  /// shift, a re-seed by its recomputed shift.
   bool tracks_drift = false;
   /// The report takes IterationScalars::searched (the tensor kernel's count).
   bool reports_searched = false;
@@ -71,12 +75,13 @@ struct UpdateParams {
 
 /// Sums `rows` rows of integer sums into `totals` (k·(d+1), zeroed before) and the assignment
 /// blocks' inertia/changed (`blocks` slots) into `scalars`, and their rows searched (`blocks`
-/// slots) unless `block_searched` is null. With `columns` = 0 only the
-/// scalars are reduced (the generic assignment kernel already accumulated the totals).
+/// slots; with `work_stride` 2, pairs of rows searched and distances computed) unless
+/// `block_searched` is null. With `columns` = 0 only the scalars are reduced (the generic
+/// assignment kernel already accumulated the totals).
 void launchReduce(const long long* block_sums, int rows, int columns, long long* totals,
                   const double* block_inertia, const unsigned long long* block_changed,
                   const unsigned long long* block_searched, int blocks, IterationScalars* scalars,
-                  cudaStream_t stream);
+                  cudaStream_t stream, int work_stride = 1);
 
 /// New centroids (means of the exact sums; empty clusters keep the old centroid and are flagged),
 /// the largest shift, then — in the last block — the convergence test and the report.

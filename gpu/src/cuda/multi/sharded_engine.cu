@@ -61,8 +61,7 @@ int compareRows(const float* a, const float* b, int d) {
 ShardedEngine::ShardedEngine(const std::vector<int>& devices, const EngineOptions& options)
     : devices_(devices) {
   for (int device : devices) {
-    auto engine = std::make_unique<CudaEngine>(device, options.max_device_bytes,
-                                               options.cuda_tensor_cores, options.cuda_point_tiles);
+    auto engine = std::make_unique<CudaEngine>(device, options);
     engine->shard_ = true;
     shards_.push_back(std::move(engine));
   }
@@ -505,7 +504,7 @@ void ShardedEngine::reseedAcross(const std::vector<CudaEngine::PendingStep>& ste
     g.activate();
     launchReshift(g.centroids_[g.cur_].get(), g.centroids_[1 - g.cur_].get(), g.scalars_.get(),
                   g.report_device_, g.updateParams(), g.compute_.get());
-    if (g.plan_.compact) g.describeCentroids(steps[s]);  // the update described the old ones
+    if (g.keepsBounds()) g.describeCentroids(steps[s]);  // the update described the old ones
     g.after_update_.record(g.compute_.get());
   }
 }

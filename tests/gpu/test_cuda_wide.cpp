@@ -1,0 +1,206 @@
+// Rows of 17 ≤ d ≤ 64 with k ≤ 256 (the wide kernels): a Hamerly bound per row, sums kept across
+// iterations, unsettled rows searched by a warp. Against the CPU backend iteration by iteration
+// (identical labels, bit-identical centroids, the same changed counts and shifts) on blobs,
+// quantised data full of ties, re-seeding, counts, points the centroids drift across, and
+// distances that overflow float; against the kernels that rank every row (identical runs); and a
+// check that the bounds do settle most rows once the run has settled.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <string>
+
+#include "gpu_test_support.h"
+#include "support/compact_data.h"
+
+namespace kms {
+namespace {
+
+/// Both backends from the same start for `iterations` steps, every iteration compared. Returns
+/// the fewest rows the GPU searched in any iteration after the tenth (−1 if none).
+std::int64_t expectSameTrajectory(const DataView& view, KMeansConfig config, int iterations) {
+  config.tolerance = 0;
+  config.max_iterations = iterations;
+  auto gpu = createEngine(BackendKind::Cuda).engine;
+  auto cpu = createCpuEngine(0);
+  gpu->setData(view);
+  cpu->setData(view);
+  gpu->initialize(config);
+  cpu->initialize(config);
+  std::int64_t least = -1;
+  for (int it = 1; it <= iterations; ++it) {
+    const IterationStats sg = gpu->step();
+    const IterationStats sc = cpu->step();
+    Snapshot g, s;
+    gpu->snapshot(g);
+    cpu->snapshot(s);
+    EXPECT_GE(sg.rows_searched, 0) << "the wide kernels report the rows they searched";
+    if (it > 10) least = least < 0 ? sg.rows_searched : std::min(least, sg.rows_searched);
+    if (::testing::Test::HasFailure()) return least;
+    if (g.labels != s.labels || g.centroids != s.centroids) {
+      ADD_FAILURE() << "iteration " << it << ": labels or centroids differ from the CPU's";
+      return least;
+    }
+    EXPECT_EQ(sg.changed, sc.changed) << "iteration " << it;
+    EXPECT_EQ(sg.empty_clusters, sc.empty_clusters) << "iteration " << it;
+    EXPECT_EQ(static_cast<float>(sg.max_shift), static_cast<float>(sc.max_shift));
+    if (std::isfinite(sc.inertia))
+      EXPECT_NEAR(sg.inertia, sc.inertia, 1e-6 * sc.inertia + 1e-30) << "iteration " << it;
+    else
+      EXPECT_EQ(sg.inertia, sc.inertia) << "iteration " << it;
+  }
+  return least;
+}
+
+struct WideCase {
+  int d;
+  int k;
+  bool reseed;   ///< a third of the centroids start far away
+  bool counted;  ///< the data's distinct rows with counts
+  bool levels;   ///< coordinates on a grid of 4 levels (ties everywhere) instead of blobs
+};
+
+class WideGpuVersusCpu : public ::testing::TestWithParam<WideCase> {};
+
+TEST_P(WideGpuVersusCpu, SameTrajectory) {
+  KMS_REQUIRE_CUDA();
+  const WideCase c = GetParam();
+  const std::size_t n = 24000 + 7 * c.d;
+  const auto p = c.levels ? test::levelPoints(n, c.d, 4, 5 + c.d)
+                          : test::blobPoints(n, c.d, 40, 7 + c.d + c.k, 3.0f, 0.6f);
+  auto start = test::uniformPoints(std::size_t(c.k), c.d, 11 + c.k, 0.0f, 1.0f);
+  if (c.reseed)
+    for (int j = 0; j < c.k; j += 3)
+      start[std::size_t(j) * c.d] += 50.0f;
+  KMeansConfig config = test::givenCentroids(start, c.k);
+  config.empty_clusters =
+      c.reseed ? EmptyClusterPolicy::ReseedFarthest : EmptyClusterPolicy::KeepCentroid;
+  if (c.counted) {
+    const test::CompactData compact = test::compactOf(p, c.d);
+    expectSameTrajectory(compact.view(), config, 30);
+  } else {
+    expectSameTrajectory(DataView{p.data(), n, c.d}, config, 30);
+  }
+}
+
+std::string wideName(const ::testing::TestParamInfo<WideCase>& info) {
+  const WideCase& c = info.param;
+  return "d" + std::to_string(c.d) + "_k" + std::to_string(c.k) + (c.reseed ? "_reseed" : "") +
+         (c.counted ? "_counts" : "") + (c.levels ? "_levels" : "");
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Rows, WideGpuVersusCpu,
+    ::testing::Values(WideCase{17, 16, false, false, false}, WideCase{24, 40, true, false, false},
+                      WideCase{32, 256, false, false, false}, WideCase{33, 100, true, false, false},
+                      WideCase{40, 1, false, false, false}, WideCase{64, 256, true, false, false},
+                      WideCase{64, 64, false, false, true}, WideCase{20, 30, true, true, true},
+                      WideCase{48, 256, false, true, true}, WideCase{64, 2, false, false, true}),
+    wideName);
+
+// Points on the bisector of two centroids and a few ULPs either side of it, spread over 40
+// coordinates, with two far groups that drag the centroids across them for many iterations:
+// rows the bounds settled earlier change side (or tie) later, when the drift must have let them
+// go; 40 centroids, some of them exact copies, so equal scores meet in the warp's combination.
+TEST(CudaWide, PointsTheCentroidsDriftAcrossFollowTheCpu) {
+  KMS_REQUIRE_CUDA();
+  const int d = 40, k = 40;
+  std::vector<float> p;
+  std::mt19937 rng(6);
+  std::uniform_real_distribution<float> u(0.0f, 1.0f);
+  auto row = [&](float x) {
+    p.push_back(x);
+    for (int c = 1; c < d; ++c)
+      p.push_back(0.5f);
+  };
+  for (int i = 0; i < 40000; ++i) {
+    float x = 0.4f + 0.2f * u(rng);
+    for (int step = 0; step < i % 4; ++step)
+      x = std::nextafter(x, i % 3 == 0 ? 0.0f : 1.0f);
+    row(x);
+  }
+  for (int i = 0; i < 20000; ++i)
+    row(-3.0f + 0.01f * u(rng));
+  for (int i = 0; i < 14000; ++i)
+    row(4.0f + 0.01f * u(rng));
+  std::vector<float> start(std::size_t(k) * d, 0.5f);
+  start[0] = 0.0f;
+  start[std::size_t(d)] = 1.0f;
+  for (int j = 2; j < k; ++j)
+    start[std::size_t(j) * d + 1 + j % (d - 1)] = 20.0f + float(j % 5);
+  expectSameTrajectory(DataView{p.data(), p.size() / d, d}, test::givenCentroids(start, k), 60);
+}
+
+// Once the run has settled, the bounds settle most rows: only a few are searched again.
+TEST(CudaWide, BoundsSettleMostRows) {
+  KMS_REQUIRE_CUDA();
+  const int d = 64, k = 64;
+  const std::size_t n = 60000;
+  const auto p = test::blobPoints(n, d, 64, 3, 6.0f, 0.5f);
+  KMeansConfig config;
+  config.k = k;
+  config.seed = 2;
+  config.init = InitMethod::GreedyKMeansPlusPlus;
+  const std::int64_t least = expectSameTrajectory(DataView{p.data(), n, d}, config, 25);
+  EXPECT_GE(least, 0);
+  EXPECT_LT(least, static_cast<std::int64_t>(n / 10)) << "the bounds settled too few rows";
+}
+
+// The same run with bounds (the wide kernels) and without (every row ranked, TF32 tensor cores):
+// identical labels and centroids every iteration, captures included.
+TEST(CudaWide, BoundsAndRankingEveryRowGiveTheSameRun) {
+  KMS_REQUIRE_CUDA();
+  const int d = 48, k = 100;
+  const auto p = test::blobPoints(50000, d, 90, 9, 4.0f, 0.8f);
+  EngineOptions every_row;
+  every_row.cuda_distance_bounds = false;
+  auto bounded = test::cudaEngineOn(p, d);
+  auto ranked = test::cudaEngineOn(p, d, nullptr, every_row);
+  KMeansConfig config;
+  config.k = k;
+  config.seed = 4;
+  config.tolerance = 0;
+  config.max_iterations = 30;
+  config.empty_clusters = EmptyClusterPolicy::ReseedFarthest;
+  bounded->initialize(config);
+  ranked->initialize(config);
+  for (int it = 1; it <= 30; ++it) {
+    if (it % 5 == 0) {
+      bounded->requestSnapshot();
+      ranked->requestSnapshot();
+    }
+    const IterationStats a = bounded->step();
+    const IterationStats b = ranked->step();
+    Snapshot sa, sb;
+    bounded->snapshot(sa);
+    ranked->snapshot(sb);
+    ASSERT_EQ(sa.labels, sb.labels) << "iteration " << it;
+    ASSERT_EQ(sa.centroids, sb.centroids) << "iteration " << it;
+    ASSERT_EQ(a.changed, b.changed) << "iteration " << it;
+    ASSERT_NEAR(a.inertia, b.inertia, 1e-6 * b.inertia) << "iteration " << it;
+    Snapshot ca, cb;
+    if (bounded->takeCapturedSnapshot(ca) && ranked->takeCapturedSnapshot(cb) &&
+        ca.iteration == cb.iteration) {
+      EXPECT_EQ(ca.labels, cb.labels) << "capture of iteration " << ca.iteration;
+      EXPECT_EQ(ca.centroids, cb.centroids) << "capture of iteration " << ca.iteration;
+    }
+  }
+}
+
+// Points whose distances to both centroids overflow float: the CPU labels them 0 (nothing below
+// ∞), and so must the warp search — its scores overflow too, so it takes exact distances.
+TEST(CudaWide, OverflowingDistancesFollowTheCpu) {
+  KMS_REQUIRE_CUDA();
+  const int d = 64, n = 4000;
+  const float far = 1.2e18f;  // 2·far·√d: ‖x − c‖² just above FLT_MAX
+  std::vector<float> p(static_cast<std::size_t>(n) * d);
+  for (int i = 0; i < n; ++i)
+    for (int c = 0; c < d; ++c)
+      p[static_cast<std::size_t>(i) * d + c] = (i % 3 == 0) ? far : (i % 3 == 1) ? -far : 0.0f;
+  std::vector<float> init(2 * static_cast<std::size_t>(d), -far);
+  init[d] = -far + far / 2;
+  expectSameTrajectory(DataView{p.data(), std::size_t(n), d}, test::givenCentroids(init, 2), 4);
+}
+
+}  // namespace
+}  // namespace kms
