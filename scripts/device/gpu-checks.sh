@@ -48,7 +48,9 @@ run_bench() {
 run_sanitize() {
   # Small cases only: the sanitizers slow kernels down by orders of magnitude.
   local filter='Grid/OneStepGpuVersusCpu.*n20*:Grid/OneStepGpuVersusCpu.*k130*:Grid/OneStepGpuVersusCpu.*n200000_d2_k7*:Grid/OneStepGpuVersusCpu.*n200000_d9_k300*:Grid/OneStepGpuVersusCpu.*n200000_d16_k1000*:Blobs/FullRunGpuVersusCpu.*d2_k5*:CudaEngine.EmptyClustersReseedLikeTheCpu:CudaEngine.DuplicatePointsMatchCpu:CudaEngine.KEqualsNGivesZeroInertia:CudaEngine.ErrorsMatchTheCpuBackend:CudaEngine.SnapshotBeforeTheFirstIteration:CudaEngine.DataLargerThanDeviceAndHostMemoryIsAClearError:CudaCounts.NearTiesAreResolvedLikeTheCpu:CudaCounts.ReseedingOfExpandedDataFollowsTheCpuOrder:CudaCounts.SeedingWithCountsMatchesTheCpu:Grid/CompactGpuVersusCpu.*d3_k16_reseed*:Grid/CompactGpuVersusCpu.*d1_k5*:Grid/CompactGpuVersusCpu.*d9_k20*:CudaEngine.AssignReplaysEveryIterationLikeTheCpu:CudaEngine.SnapshotAtGivesBackEveryIterationLikeTheCpu:CudaCounts.AssignReplaysTheCompactKernelsLabels:Levels/PixelsGpuVersusCpu.*d1_k7*:CudaPixels.CentroidsSpreadAcrossThePrincipalAxis:Kernels/StreamedEqualsInMemory.*counts_d2*:Grid/CompactGpuVersusCpu.*d12_k100*'
-  for tool in memcheck racecheck synccheck; do
+  # SANITIZE_FILTER replaces the subset (say, the tests of the kernels a change touched).
+  filter=${SANITIZE_FILTER:-$filter}
+  for tool in ${SANITIZE_TOOLS:-memcheck racecheck synccheck}; do
     echo "== compute-sanitizer --tool $tool =="
     timeout ${SANITIZE_TIMEOUT:-280} compute-sanitizer --tool "$tool" --error-exitcode 9 "$B/gpu_tests" --gtest_brief=1 \
       --gtest_filter="$filter" >"$OUT/sanitize-$tool.log" 2>&1

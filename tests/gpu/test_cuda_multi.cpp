@@ -53,10 +53,12 @@ std::vector<float> blobs(std::size_t n, int d, int groups, std::uint64_t seed) {
 
 struct EnginePair {
   std::unique_ptr<Engine> one, all;
-  /// d ≤ 4 without weights: point tiles, cut from each GPU's own rows — the rows looked at one
-  /// by one differ, and so does which part of the inertia comes from tile moments (exact to
-  /// double rounding) rather than float distances.
-  int tiled_d = 0;
+  /// d ≤ 4 (point tiles) or 17 ≤ d ≤ 64 (distance bounds), without weights: GPU 0 alone runs
+  /// kernels the shards do not (ShardedEngine), so their rows-searched counts mean different
+  /// things, and the inertia may differ by the float rounding of some rows' distances (tile
+  /// moments and tree sums against the CPU's order), relative (d + 2)·2⁻²⁴ at most. 0: the same
+  /// kernels, the inertia equal to its last bits.
+  int rounding_d = 0;
 };
 
 /// One engine on GPU 0 and one across every GPU, both holding `view`.
@@ -67,8 +69,12 @@ EnginePair enginesOn(const DataView& view, EngineOptions options = {}) {
   pair.all = createEngine(BackendKind::Cuda, options).engine;
   pair.one->setData(view);
   pair.all->setData(view);
-  if (options.cuda_point_tiles != PointTiles::Never && view.d <= 4 && !view.weights)
-    pair.tiled_d = view.d;
+  const bool tiled =
+      view.d <= 4 && !view.weights &&
+      (options.cuda_point_tiles == PointTiles::Always ||
+       (options.cuda_point_tiles == PointTiles::Auto && !view.counts && view.n >= (1u << 22)));
+  const bool wide = options.cuda_distance_bounds && view.d > 16 && view.d <= 64 && !view.weights;
+  if (tiled || wide) pair.rounding_d = view.d;
   return pair;
 }
 
@@ -77,7 +83,7 @@ EnginePair enginesOn(const DataView& view, EngineOptions options = {}) {
 /// tiles: by the float rounding of the distances of the rows one of them looked at one by one,
 /// relative (d + 2)·2⁻²⁴ at most).
 void expectSameRun(EnginePair& e, const KMeansConfig& config, int iterations) {
-  const double inertia_tolerance = e.tiled_d > 0 ? (e.tiled_d + 2) * 6e-8 : 1e-12;
+  const double inertia_tolerance = e.rounding_d > 0 ? (e.rounding_d + 2) * 6e-8 : 1e-12;
   e.one->initialize(config);
   e.all->initialize(config);
   Snapshot a, b;
@@ -92,8 +98,8 @@ void expectSameRun(EnginePair& e, const KMeansConfig& config, int iterations) {
     EXPECT_EQ(sa.max_shift, sb.max_shift) << "iteration " << t;
     EXPECT_EQ(sa.empty_clusters, sb.empty_clusters) << "iteration " << t;
     EXPECT_EQ(sa.converged, sb.converged) << "iteration " << t;
-    // GPU 0 alone may use another plan; tiles are cut per GPU.
-    if (sa.rows_searched >= 0 && sb.rows_searched >= 0 && e.tiled_d == 0)
+    // GPU 0 alone may use another plan.
+    if (sa.rows_searched >= 0 && sb.rows_searched >= 0 && e.rounding_d == 0)
       EXPECT_EQ(sa.rows_searched, sb.rows_searched) << "iteration " << t;
     EXPECT_NEAR(sa.inertia, sb.inertia, inertia_tolerance * std::abs(sa.inertia))
         << "iteration " << t;
@@ -222,9 +228,25 @@ TEST(CudaMultiGpu, StreamedFromHostMemoryMatchesOneGpu) {
   expectSameRun(e, config, 6);
 }
 
-// Point tiles on every GPU, each cut from its own rows (the whole data's box orders them):
-// a picture-like point set whose tiles settle, with re-seeding and a capture.
-TEST(CudaMultiGpu, PointTilesOnEachGpuMatchOneGpu) {
+// 17 ≤ d ≤ 64, k ≤ 256: one GPU on the wide kernels (bounds per row), the shards ranking every
+// row — the same run, re-seeding included.
+TEST(CudaMultiGpu, WideRowsWithBoundsMatchOneGpu) {
+  KMS_REQUIRE_GPUS(2);
+  const int d = 24;
+  const std::vector<float> p = blobs(8 * kChunk + 321, d, 30, 19);
+  EnginePair e = enginesOn(DataView{p.data(), p.size() / d, d});
+  KMeansConfig config;
+  config.k = 60;
+  config.seed = 12;
+  config.tolerance = 0;
+  config.init = InitMethod::GreedyKMeansPlusPlus;
+  config.empty_clusters = EmptyClusterPolicy::ReseedFarthest;
+  expectSameRun(e, config, 25);
+}
+
+// One GPU on point tiles, the shards row by row: a picture-like point set whose tiles settle,
+// with re-seeding — the same run.
+TEST(CudaMultiGpu, PointTilesOnOneGpuMatchTheShards) {
   KMS_REQUIRE_GPUS(2);
   const int d = 3;
   std::vector<float> p = blobs(9 * kChunk + 123, d, 14, 23);
