@@ -76,7 +76,7 @@ struct EngineOptions {
   /// tiles when it loads them: the rows sorted along a Morton curve in tiles of 32, so that an
   /// iteration settles a whole tile inside one centroid's region from its bounding ball without
   /// reading its rows. Labels and centroids are the same either way (the inertia may differ in
-  /// its last bits); the index costs a sort at setData and about d·4 + 7 bytes per row of GPU
+  /// its last bits); the index costs a sort at setData and about d·4 + 9 bytes per row of GPU
   /// memory, and is skipped when that memory is not free.
   PointTiles cuda_point_tiles = PointTiles::Auto;
   /// Whether the CUDA engine keeps a distance bound per row for data of 17 ≤ d ≤ 64 and
