@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <memory>
 #include <vector>
 
@@ -32,6 +33,45 @@ inline std::unique_ptr<Engine> cpuEngineOn(const std::vector<float>& p, int d,
   auto e = createCpuEngine(0);
   e->setData(DataView{p.data(), p.size() / d, d, w ? w->data() : nullptr});
   return e;
+}
+
+/// Runs the CUDA engine (with `options`) and the CPU backend from the same config for
+/// `iterations` steps (no convergence stop) and checks every iteration: labels and centroids bit
+/// for bit, changed counts, empty clusters, the largest shift as a float, and the inertia within
+/// 1e-6 (the GPU's own rounding of some distances; both ∞ where a distance overflows float).
+/// Stops at the first failing iteration. Returns the GPU's stats of the iterations it ran.
+inline std::vector<IterationStats> expectSameTrajectory(const DataView& view, KMeansConfig config,
+                                                        int iterations,
+                                                        const EngineOptions& options = {}) {
+  config.tolerance = 0;
+  config.max_iterations = iterations;
+  auto gpu = createEngine(BackendKind::Cuda, options).engine;
+  auto cpu = createCpuEngine(0);
+  gpu->setData(view);
+  cpu->setData(view);
+  gpu->initialize(config);
+  cpu->initialize(config);
+  std::vector<IterationStats> stats;
+  for (int it = 1; it <= iterations; ++it) {
+    const IterationStats sg = gpu->step();
+    const IterationStats sc = cpu->step();
+    stats.push_back(sg);
+    Snapshot g, s;
+    gpu->snapshot(g);
+    cpu->snapshot(s);
+    EXPECT_EQ(g.labels, s.labels) << "iteration " << it;
+    EXPECT_EQ(g.centroids, s.centroids) << "iteration " << it;
+    EXPECT_EQ(sg.changed, sc.changed) << "iteration " << it;
+    EXPECT_EQ(sg.empty_clusters, sc.empty_clusters) << "iteration " << it;
+    EXPECT_EQ(static_cast<float>(sg.max_shift), static_cast<float>(sc.max_shift))
+        << "iteration " << it;
+    if (std::isfinite(sc.inertia))
+      EXPECT_NEAR(sg.inertia, sc.inertia, 1e-6 * sc.inertia + 1e-30) << "iteration " << it;
+    else
+      EXPECT_EQ(sg.inertia, sc.inertia) << "iteration " << it;
+    if (::testing::Test::HasFailure()) break;
+  }
+  return stats;
 }
 
 inline KMeansConfig givenCentroids(const std::vector<float>& c, int k) {

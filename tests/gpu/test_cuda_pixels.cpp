@@ -24,28 +24,10 @@ struct PixelCase {
   bool reseed;  ///< every third centroid starts far away, so clusters empty and re-seed
 };
 
-/// Runs both backends from the same centroids for `iterations` steps (no convergence stop) and
-/// checks every iteration.
-void expectSameTrajectory(const std::vector<float>& p, int d, KMeansConfig config, int iterations) {
-  config.tolerance = 0;
-  config.max_iterations = iterations;
-  auto gpu = test::cudaEngineOn(p, d);
-  auto cpu = test::cpuEngineOn(p, d);
-  gpu->initialize(config);
-  cpu->initialize(config);
-  for (int it = 1; it <= iterations; ++it) {
-    const IterationStats sg = gpu->step();
-    const IterationStats sc = cpu->step();
-    Snapshot g, s;
-    gpu->snapshot(g);
-    cpu->snapshot(s);
-    ASSERT_EQ(g.labels, s.labels) << "iteration " << it;
-    ASSERT_EQ(g.centroids, s.centroids) << "iteration " << it;
-    ASSERT_EQ(sg.changed, sc.changed) << "iteration " << it;
-    ASSERT_EQ(sg.empty_clusters, sc.empty_clusters) << "iteration " << it;
-    ASSERT_NEAR(sg.inertia, sc.inertia, 1e-6 * sc.inertia + 1e-30) << "iteration " << it;
-    ASSERT_EQ(static_cast<float>(sg.max_shift), static_cast<float>(sc.max_shift));
-  }
+/// Both backends from the same centroids, every iteration compared (test::expectSameTrajectory).
+void expectSameTrajectory(const std::vector<float>& p, int d, const KMeansConfig& config,
+                          int iterations) {
+  test::expectSameTrajectory(DataView{p.data(), p.size() / d, d}, config, iterations);
 }
 
 class PixelsGpuVersusCpu : public ::testing::TestWithParam<PixelCase> {};

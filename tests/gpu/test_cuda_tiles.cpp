@@ -61,36 +61,14 @@ struct TrajectoryOptions {
   bool expect_settled = true;  ///< half the rows or more settled by whole tiles from iteration 6
 };
 
-/// Both backends from the same start, every iteration: labels, centroids, changed counts, empty
-/// clusters equal; inertia within the CPU's float rounding of each distance (the tiles take a
-/// settled tile's inertia from its moments, in double).
-void expectSameTrajectory(const DataView& view, KMeansConfig config,
+/// test::expectSameTrajectory on tiles throughout (the inertia of settled tiles comes from their
+/// moments, in double: within the CPU's float rounding of each distance).
+void expectSameTrajectory(const DataView& view, const KMeansConfig& config,
                           const TrajectoryOptions& o = {}) {
-  config.tolerance = 0;
-  config.max_iterations = o.iterations;
-  auto gpu = createEngine(BackendKind::Cuda, tilesAlways()).engine;
-  auto cpu = createCpuEngine(0);
-  gpu->setData(view);
-  cpu->setData(view);
-  gpu->initialize(config);
-  cpu->initialize(config);
+  const auto stats = test::expectSameTrajectory(view, config, o.iterations, tilesAlways());
   std::int64_t least_searched = INT64_MAX;
-  for (int it = 1; it <= o.iterations; ++it) {
-    const IterationStats sg = gpu->step();
-    const IterationStats sc = cpu->step();
-    Snapshot g, s;
-    gpu->snapshot(g);
-    cpu->snapshot(s);
-    ASSERT_EQ(g.labels, s.labels) << "iteration " << it;
-    ASSERT_EQ(g.centroids, s.centroids) << "iteration " << it;
-    ASSERT_EQ(sg.changed, sc.changed) << "iteration " << it;
-    ASSERT_EQ(sg.empty_clusters, sc.empty_clusters) << "iteration " << it;
-    if (std::isfinite(sc.inertia))
-      ASSERT_NEAR(sg.inertia, sc.inertia, 1e-6 * sc.inertia + 1e-30) << "iteration " << it;
-    else  // a distance overflowed float on the CPU: the GPU's row must have overflowed too
-      ASSERT_EQ(sg.inertia, sc.inertia) << "iteration " << it;
-    if (it > 5) least_searched = std::min(least_searched, sg.rows_searched);
-  }
+  for (std::size_t t = 5; t < stats.size(); ++t)
+    least_searched = std::min(least_searched, stats[t].rows_searched);
   if (o.expect_settled)  // rows looked at one by one: the smaller share once the run has settled
     EXPECT_LT(least_searched, static_cast<std::int64_t>(view.n / 2)) << "tiles never settle";
 }

@@ -315,11 +315,13 @@ void CudaEngine::initialize(const KMeansConfig& config) {
 
 namespace {
 
-/// The exponent of the tile kernel's inertia grid (CompactArgs::inertia_exp): every distance of
-/// a run is below the data's diameter plus the farthest a given start lies outside the data's
-/// box (means and re-seeds stay inside it), so Σ w·distance² stays below 2^120 units.
+/// The exponent of the tile kernel's inertia grid (CompactArgs::inertia_exp): a row's distance to
+/// its own (nearest) centroid is at most its distance to the centroid nearest the data's box, so
+/// below the box's diameter plus how far the nearest given start lies outside it (means and
+/// re-seeds stay inside), and Σ w·distance² stays below 2^120 units. (The farthest start would
+/// size the grid for distances no row has.)
 int inertiaExponent(const DataSummary& s, int d, const KMeansConfig& config) {
-  double diameter2 = 0.0, outside2 = 0.0;
+  double diameter2 = 0.0, outside2 = config.init == InitMethod::Given ? INFINITY : 0.0;
   for (int c = 0; c < d; ++c) {
     const double extent = double(s.hi[c]) - double(s.lo[c]);
     diameter2 += extent * extent;
@@ -332,7 +334,7 @@ int inertiaExponent(const DataSummary& s, int d, const KMeansConfig& config) {
         const double out = std::max({0.0, double(s.lo[c]) - v, v - double(s.hi[c])});
         away2 += out * out;
       }
-      outside2 = std::max(outside2, away2);
+      outside2 = std::min(outside2, away2);
     }
   }
   const double reach = std::sqrt(diameter2) + std::sqrt(outside2);

@@ -251,11 +251,12 @@ __device__ void writeBlockScalars(double inertia, unsigned long long changed, do
 /// centroid is below (D + 2)·u·(‖x‖² + 3‖c‖²) (u = 2^−24) and the exact form's below
 /// 2(D + 1)·u·(‖x‖² + ‖c‖²); when the best and the runner-up differ by less than the sum of
 /// these for both (≤ 7(D + 2)·u·(‖x‖² + ‖c₁‖² + ‖c₂‖²)), the point is re-ranked exactly, so the
-/// label is the one the CPU backend computes.
+/// label is the one the CPU backend computes. Where squares fall among float's subnormals the
+/// rounding is absolute, not relative: 1e-37 covers it (and settles nothing in normal data).
 template <int D>
 __device__ __forceinline__ float tieBound(float x_norm, float best_norm, float second_norm) {
   constexpr float kErr = 8.0f * (D + 4) * 5.9604645e-8f;
-  return kErr * (x_norm + best_norm + second_norm);
+  return kErr * (x_norm + best_norm + second_norm) + 1e-37f;
 }
 
 }  // namespace kms::cuda

@@ -4,6 +4,7 @@
 // initialisation and re-seeding.
 #pragma once
 
+#include <cfloat>
 #include <cub/block/block_radix_sort.cuh>
 #include <cub/block/block_reduce.cuh>
 
@@ -14,10 +15,21 @@
 
 namespace kms::cuda {
 
+/// A centroid's half gap from the squared distance to its nearest other (`nearest2`, a float
+/// sum of squares), deflated by 4·kBoundSlack for that sum's rounding: ∞ when it has no other
+/// (k = 1); 0 — no gap, every row tested otherwise — when the square is below 1e-36, where float's
+/// subnormals make it imprecise; and when the square overflowed, half of √FLT_MAX, which the true
+/// distance (past float's range) still exceeds twice.
+__device__ __forceinline__ float halfGap(float nearest2, int k) {
+  if (k == 1) return INFINITY;
+  if (!(nearest2 >= 1e-36f)) return 0.0f;
+  return 0.5f * sqrtf(fminf(nearest2, FLT_MAX)) * (1.0f - 4.0f * kBoundSlack);
+}
+
 /// What the assignment prunes with, for one set of centroids (one block of kCompactThreads):
 ///  - geometry[0, k): half the distance from each centroid to its nearest other centroid,
-///    deflated by kBoundSlack (∞ for k = 1). A point nearer than that to its own centroid keeps
-///    it: every other centroid is farther (triangle inequality; Hamerly's s(c)).
+///    deflated by kBoundSlack (∞ for k = 1; see halfGap). A point nearer than that to its own
+///    centroid keeps it: every other centroid is farther (triangle inequality; Hamerly's s(c)).
 ///  - geometry[k, 2k): the centroids' projections a·c on the unit axis a, ascending, and
 ///    order[0, k) the centroid at each position. |a·x − a·c| ≤ ‖x − c‖, so a search that walks
 ///    outwards from a·x can stop once the projection gap alone exceeds the runner-up's distance.
@@ -134,7 +146,7 @@ __device__ void computeGeometry(const float* centroids, int k, int d, const floa
         }
         if (other != j) nearest = fminf(nearest, d2);
       }
-      geometry[j] = 0.5f * sqrtf(nearest) * (1.0f - 4.0f * kBoundSlack);
+      geometry[j] = halfGap(nearest, k);
     }
     return;
   }
@@ -164,7 +176,7 @@ __device__ void computeGeometry(const float* centroids, int k, int d, const floa
       }
       nearest = fminf(nearest, d2);
     }
-    geometry[j] = 0.5f * sqrtf(nearest) * (1.0f - 4.0f * kBoundSlack);
+    geometry[j] = halfGap(nearest, k);
   }
 }
 
@@ -244,7 +256,7 @@ __global__ void __launch_bounds__(kCompactThreads)
     nearest = fminf(nearest, __shfl_xor_sync(kFullWarp, nearest, offset));
   }
   if (lane == 0) {
-    a.geometry[i] = 0.5f * sqrtf(nearest) * (1.0f - 4.0f * kBoundSlack);
+    a.geometry[i] = halfGap(nearest, k);
     a.geometry[k + rank] = key;
     a.order[rank] = static_cast<unsigned short>(i);
   }

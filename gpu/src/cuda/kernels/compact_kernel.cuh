@@ -507,12 +507,14 @@ __device__ __forceinline__ void warpSearchRow(const CompactArgs<LabelT>& a, cons
   }
   warpCombineBest(best, label, second);
   float dist = exactDistance<D>(x, b.rows + label * R, d);
-  float lower = INFINITY;  // k = 1: no other centroid
+  float lower = k == 1 ? INFINITY : 0.0f;  // k = 1: no other centroid
   unsigned searched_here = k;
-  if (second < INFINITY) {
+  // Near float's range the scores overflow: exact distances alone, and no bound.
+  const bool huge = !(x_norm + b.top_norm < 1e36f);
+  if (k > 1) {
     const float reach = sqrtf(x_norm) + sqrtf(fmaxf(0.0f, second + x_norm));
     const float err = tieBound<D>(x_norm, b.rows[label * R + D], 1.01f * reach * reach);
-    if (!(second - best > err)) {  // too close to call: exact distances, ties to the lower index
+    if (huge || !(second - best > err)) {  // exact distances, ties to the lower index
       float exact_best = INFINITY;
       int exact_label = 0;
       for (int j = lane; j < k; j += 32) {
@@ -528,7 +530,7 @@ __device__ __forceinline__ void warpSearchRow(const CompactArgs<LabelT>& a, cons
       dist = exact_best;
       searched_here += k;
     }
-    lower = sqrtf(fmaxf(0.0f, second + x_norm - err)) * (1.0f - kBoundSlack);
+    if (!huge) lower = sqrtf(fmaxf(0.0f, second + x_norm - err)) * (1.0f - kBoundSlack);
   }
   if (lane != 0) return;
   evaluated += searched_here;
@@ -537,6 +539,37 @@ __device__ __forceinline__ void warpSearchRow(const CompactArgs<LabelT>& a, cons
   a.bounds[i] = __fadd_rd(lower, b.drift_down);
   inertia += static_cast<double>(dist) * count;
   settleLabel<D>(a, b, i, x, count, old_label, label, first, changed);
+}
+
+/// The end of an assignment block (every thread calls it): the block's inertia and changed
+/// count in a fixed tree, its rows searched (counted by lane 0s) and distances computed (every
+/// thread's), into its slots of a.block_inertia, block_changed and block_work (two per block).
+/// Ends with a barrier, after which the block's shared accumulators are complete.
+template <typename LabelT>
+__device__ void writeBlockResults(const CompactArgs<LabelT>& a, double inertia,
+                                  unsigned long long changed, unsigned long long searched,
+                                  unsigned long long evaluated) {
+  __shared__ unsigned long long block_searched;
+  __shared__ unsigned long long block_evaluated;  // rows × k of a block can pass 2^32
+  if (threadIdx.x == 0) {
+    block_evaluated = 0;
+    block_searched = 0;
+  }
+  const BlockScalars total = blockSumScalars<kCompactThreads>(inertia, changed);  // syncs
+  for (int offset = 16; offset > 0; offset >>= 1)
+    evaluated += __shfl_down_sync(kFullWarp, evaluated, offset);
+  if ((threadIdx.x & 31) == 0) {
+    atomicAdd(&block_evaluated, evaluated);
+    if (searched != 0) atomicAdd(&block_searched, searched);
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    a.block_inertia[blockIdx.x] = total.inertia;
+    a.block_changed[blockIdx.x] = total.changed;
+    a.block_work[2 * blockIdx.x] = block_searched;
+    a.block_work[2 * blockIdx.x + 1] = block_evaluated;
+  }
+  __syncthreads();
 }
 
 template <int D, typename LabelT>
@@ -669,28 +702,7 @@ __global__ void __launch_bounds__(kCompactThreads) compactAssignKernel(CompactAr
     search(base + stride >= a.n);
   }
 
-  __shared__ unsigned long long block_searched;
-  __shared__ unsigned long long block_evaluated;  // rows × k of a block can pass 2^32
-  if (threadIdx.x == 0) {
-    block_evaluated = 0;
-    block_searched = 0;
-  }
-  const BlockScalars total = blockSumScalars<kCompactThreads>(inertia, changed);  // syncs
-  unsigned long long warp_evaluated = evaluated;
-  for (int offset = 16; offset > 0; offset >>= 1)
-    warp_evaluated += __shfl_down_sync(kFullWarp, warp_evaluated, offset);
-  if (lane == 0) {
-    atomicAdd(&block_evaluated, warp_evaluated);
-    if (searched != 0) atomicAdd(&block_searched, searched);
-  }
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    a.block_inertia[blockIdx.x] = total.inertia;
-    a.block_changed[blockIdx.x] = total.changed;
-    a.block_work[2 * blockIdx.x] = block_searched;
-    a.block_work[2 * blockIdx.x + 1] = block_evaluated;
-  }
-  __syncthreads();  // every shared accumulation is done
+  writeBlockResults(a, inertia, changed, searched, evaluated);  // ends with __syncthreads
   for (int t = threadIdx.x; t < kd1; t += kCompactThreads) {
     const long long v = wideValue(acc_lo[t], acc_hi[t]);
     if (v != 0) atomicAddInt64(a.totals + t, v);

@@ -1,35 +1,39 @@
-// The assignment of point tiles (tile_index.cuh): plain points or distinct values with counts,
-// d ≤ 4, k ≤ 1,024 — the compact kernels' iteration (compact_kernel.cuh: sums kept across
+// The assignment of point tiles (tile_index.cuh): plain points of d ≤ 4 (or distinct values
+// with counts), k ≤ 1,024 — the compact kernels' iteration (compact_kernel.cuh: sums kept across
 // iterations, the same update) with a whole tile of 32 rows settled at once wherever its ball
 // lies inside one centroid's region.
 //
-// A tile is a ball (centre m, radius r) holding its rows. For a tile whose rows all carry label
-// o, Hamerly's test on the ball — ‖m − c_o‖ + r below half the distance from c_o to its nearest
-// other centroid — proves that every row keeps o; the tile's inertia then comes from its moments
-// (scatter + 2(m − c)·offset + w‖m − c‖², in double) and not one row is read or written.
+// A tile is a ball (centre m, radius r) holding its rows. A tile whose rows all carry label o
+// (its owner) is settled by Hamerly's tests on the ball: every row is within reach = ‖m − c_o‖ + r
+// of c_o, and reach is below c_o's half gap or below the tile's bound less the run's drift (a
+// lower bound on every row's distance to every other centroid, kept like the compact kernels'
+// bound per row). Its inertia then comes from its moments (scatter + 2(m − c)·offset +
+// w‖m − c‖², in double) and not one row is read or written.
 // Otherwise the tile's thread walks the centroids sorted along the data's principal axis outwards
-// from m's projection, as the compact kernels' row search does, and collects every centroid c
-// with ‖m − c‖ ≤ ‖m − c_best‖ + 2r (with a margin): no other centroid can be nearest to any row
-// of the ball (for a row x: ‖x − c‖ ≥ ‖m − c‖ − r > ‖m − c_best‖ + r ≥ ‖x − c_best‖).
+// from m's projection and keeps every centroid b whose bisector with a nearer centroid a does not
+// leave the whole ball on a's side (‖x − b‖² − ‖x − a‖² is linear in x: its value at m less
+// 2r‖a − b‖ bounds it over the ball); the walk goes on until the projection gap alone rules out
+// every centroid not reached and passes the runner-up's distance, which gives the tile's new
+// bound.
 //  - One candidate: the tile is owned by it. If its rows carried another single label, the
 //    tile's exact sums (precomputed, Σ w·q(x) and Σ w) move between the two clusters and its
 //    labels are rewritten; nothing else is read.
-//  - Several (at most kTileCandidates): the warp takes the tile's rows one per lane and computes
-//    each row's exact distance — the CPU backend's `exact::squaredDistance` — to the candidates
-//    only, ties to the lower index. That is the CPU's label: the centroids left out are farther
-//    by a margin no rounding can close.
-//  - More: every row searches all k exactly.
-// No distance bound is kept between iterations (each test uses the current centroids alone), so
-// re-seeding, captures and several GPUs need nothing extra. Margins: the walk's and the ball
-// test's distances are float values within a few units of rounding of the real ones; every test
-// carries a relative margin of 1e-4 and an absolute one of 1e-5·(‖m‖ + max‖c‖) + 1e-18 — far
-// above that rounding, the projections' and the CPU's own, also where squares fall among float's
-// subnormals. A ball that reaches 1e18 (squares that could overflow) is searched row by row.
+//  - Several (at most kTileCandidates): the warp takes the tile's rows one per lane and compares
+//    each row's exact distance — the CPU backend's `exact::squaredDistance` — with the
+//    candidates only, ties to the lower index. That is the CPU's label: the centroids left out
+//    are farther by a margin no rounding can close.
+//  - More: each row runs the compact kernels' exact search (walkNearest).
+// Margins: the walk's and the ball tests' distances are float values within a few units of
+// rounding of the real ones; every test carries a relative margin of 1e-4 and an absolute one
+// of 1e-5·(‖m‖ + max‖c‖) + 1e-18 — far above that rounding, the projections' and the CPU's own,
+// also where squares fall among float's subnormals. A ball that reaches 1e18 (squares that could
+// overflow) is searched row by row.
 //
 // Labels stay in the original row order (tile rows name their original index), so snapshots,
-// re-seeding and assign() read them as they always did. Every warp works on its own tiles
-// without block barriers; the order in which a thread adds its inertia is fixed by the grid, so
-// the inertia is the same on every run.
+// re-seeding and assign() read them as they always did; a copy in the sorted order lets a tile's
+// rows read theirs in one load. Warps take chunks of 32 tiles from a counter as they become free;
+// each chunk's inertia, formed in a fixed order, is added to a 128-bit integer on a fixed grid,
+// so the total does not depend on which warp took which chunk (TileIteration).
 #pragma once
 
 #include <cstdint>
@@ -498,29 +502,9 @@ __global__ void __launch_bounds__(kCompactThreads) tileAssignKernel(CompactArgs<
     if (infinite) atomicOr(&a.tile_iteration->infinite, 1u);
   }
 
-  // As compactAssignKernel: the block's scalars, then its sums into the kept totals.
-  __shared__ unsigned long long block_searched;
-  __shared__ unsigned long long block_evaluated;
-  if (threadIdx.x == 0) {
-    block_evaluated = 0;
-    block_searched = 0;
-  }
-  const BlockScalars total = blockSumScalars<kCompactThreads>(0.0, changed);  // syncs
-  unsigned long long warp_evaluated = evaluated;
-  for (int offset = 16; offset > 0; offset >>= 1)
-    warp_evaluated += __shfl_down_sync(kFullWarp, warp_evaluated, offset);
-  if (lane == 0) {
-    atomicAdd(&block_evaluated, warp_evaluated);
-    if (searched != 0) atomicAdd(&block_searched, searched);
-  }
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    a.block_inertia[blockIdx.x] = total.inertia;
-    a.block_changed[blockIdx.x] = total.changed;
-    a.block_work[2 * blockIdx.x] = block_searched;
-    a.block_work[2 * blockIdx.x + 1] = block_evaluated;
-  }
-  __syncthreads();  // every shared accumulation is done
+  // As compactAssignKernel: the block's scalars (its inertia went to the grid above), then its
+  // sums into the kept totals.
+  writeBlockResults(a, 0.0, changed, searched, evaluated);  // ends with __syncthreads
   for (int t = threadIdx.x; t < kd1; t += kCompactThreads) {
     const long long v = wideValue(acc_lo[t], acc_hi[t]);
     if (v != 0) atomicAddInt64(a.totals + t, v);

@@ -171,7 +171,9 @@ __device__ void searchWideRow(const CompactArgs<LabelT>& a, const float* rows, c
     if (!huge) lower = sqrtf(fmaxf(0.0f, second + x_norm - err)) * (1.0f - kBoundSlack);
   }
   const std::uint32_t count = a.counts ? __ldg(a.counts + i) : 1u;
-  const int old_label = first ? -1 : static_cast<int>(a.labels_in[i]);
+  // Read by lane 0 alone, which writes the label below (labels_in may be labels_out).
+  const int old_label =
+      first ? -1 : __shfl_sync(kFullWarp, lane == 0 ? static_cast<int>(a.labels_in[i]) : 0, 0);
   if (first || old_label != label) {  // the row's sums move, a coordinate per lane
     const std::size_t to = static_cast<std::size_t>(label) * (d + 1);
     const std::size_t from = static_cast<std::size_t>(old_label < 0 ? 0 : old_label) * (d + 1);
@@ -256,32 +258,11 @@ __global__ void __launch_bounds__(kCompactThreads) wideAssignKernel(CompactArgs<
     }
   }
 
-  const BlockScalars total = blockSumScalars<kCompactThreads>(inertia, changed);  // syncs
-  __shared__ unsigned long long block_searched, block_evaluated;
-  if (threadIdx.x == 0) {
-    block_searched = 0;
-    block_evaluated = 0;
-  }
-  __syncthreads();
-  unsigned long long warp_evaluated = evaluated;
-  for (int offset = 16; offset > 0; offset >>= 1)
-    warp_evaluated += __shfl_down_sync(kFullWarp, warp_evaluated, offset);
-  if (lane == 0) {
-    if (searched != 0) atomicAdd(&block_searched, searched);
-    atomicAdd(&block_evaluated, warp_evaluated);
-  }
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    a.block_inertia[blockIdx.x] = total.inertia;
-    a.block_changed[blockIdx.x] = total.changed;
-    a.block_work[2 * blockIdx.x] = block_searched;
-    a.block_work[2 * blockIdx.x + 1] = block_evaluated;
-  }
+  writeBlockResults(a, inertia, changed, searched, evaluated);
 }
 
-/// Each centroid's half gap — half the distance to its nearest other, deflated by 4·kBoundSlack
-/// as computeGeometry's (∞ for k = 1) — into geometry[0, k): every block stages all k rows, then
-/// a warp per centroid, its lanes taking the others (⌈k/8⌉ blocks).
+/// Each centroid's half gap (halfGap, as computeGeometry's) into geometry[0, k): every block stages
+/// all k rows, then a warp per centroid, its lanes taking the others (⌈k/8⌉ blocks).
 template <int D, typename LabelT>
 __global__ void __launch_bounds__(kCompactThreads)
     wideGeometryKernel(CompactArgs<LabelT> a, const float* centroids) {
@@ -310,7 +291,7 @@ __global__ void __launch_bounds__(kCompactThreads)
     nearest = fminf(nearest, d2);
   }
   nearest = warpMin(nearest);
-  if (lane == 0) a.geometry[i] = 0.5f * sqrtf(nearest) * (1.0f - 4.0f * kBoundSlack);
+  if (lane == 0) a.geometry[i] = halfGap(nearest, k);
 }
 
 }  // namespace kms::cuda
