@@ -2,7 +2,9 @@
 set(KMS_CUDA_SOURCES
   src/cuda/cuda_engine.cu
   src/cuda/cuda_engine_history.cu
+  src/cuda/cuda_engine_seeding.cu
   src/cuda/cuda_engine_snapshot.cu
+  src/cuda/cuda_engine_step.cu
   src/cuda/compact_colours.cu
   src/cuda/tile_index.cu
   src/cuda/cuda_probe.cu

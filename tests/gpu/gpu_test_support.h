@@ -4,7 +4,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdint>
 #include <memory>
+#include <random>
 #include <vector>
 
 #include "kmeans/backend.h"
@@ -72,6 +74,45 @@ inline std::vector<IterationStats> expectSameTrajectory(const DataView& view, KM
     if (::testing::Test::HasFailure()) break;
   }
   return stats;
+}
+
+/// Rows of d coordinates (all but the first 0.5): `band` rows in [0.4, 0.6] around the bisector
+/// x₀ = 0.5 of centroids at 0 and 1, many of them on it or a few ULPs either side, then `left`
+/// rows near −3 and `right` rows near 4, an uneven pull that drags the bisector across the band
+/// over many iterations — each row changes side (or ties) at some iteration, when the bounds of
+/// the previous iterations said it was settled.
+inline std::vector<float> bisectorBand(int d, std::uint64_t seed, int band, int left, int right) {
+  std::vector<float> p;
+  std::mt19937 rng(static_cast<std::mt19937::result_type>(seed));
+  std::uniform_real_distribution<float> u(0.0f, 1.0f);
+  auto row = [&](float x) {
+    p.push_back(x);
+    for (int c = 1; c < d; ++c)
+      p.push_back(0.5f);
+  };
+  for (int i = 0; i < band; ++i) {
+    float x = 0.4f + 0.2f * u(rng);
+    for (int step = 0; step < i % 4; ++step)
+      x = std::nextafter(x, i % 3 == 0 ? 0.0f : 1.0f);
+    row(x);
+  }
+  for (int i = 0; i < left; ++i)
+    row(-3.0f + 0.01f * u(rng));
+  for (int i = 0; i < right; ++i)
+    row(4.0f + 0.01f * u(rng));
+  return p;
+}
+
+/// k centroids of d coordinates for bisectorBand: two astride the band (x₀ = 0 and 1), the
+/// others far off on the other axes, some of them exact copies of each other (equal scores meet
+/// in a warp's combination).
+inline std::vector<float> bisectorBandStart(int d, int k) {
+  std::vector<float> start(static_cast<std::size_t>(k) * d, 0.5f);
+  start[0] = 0.0f;
+  if (k > 1) start[static_cast<std::size_t>(d)] = 1.0f;
+  for (int j = 2; j < k; ++j)
+    start[static_cast<std::size_t>(j) * d + 1 + j % (d - 1)] = 20.0f + float(j % 5);
+  return start;
 }
 
 inline KMeansConfig givenCentroids(const std::vector<float>& c, int k) {

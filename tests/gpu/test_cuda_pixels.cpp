@@ -71,60 +71,23 @@ INSTANTIATE_TEST_SUITE_P(Levels, PixelsGpuVersusCpu,
                          pixelName);
 
 // Points on the bisector of two centroids and a few ULPs either side of it, with two far groups
-// that pull the centroids past them slowly over many iterations: each point changes side (or
-// ties) at some iteration, when the bounds of the previous iterations said it was settled.
+// that pull the centroids past them slowly over many iterations (test::bisectorBand).
 TEST(CudaPixels, PointsTheCentroidsDriftAcrossFollowTheCpu) {
   KMS_REQUIRE_CUDA();
   const int d = 3;
-  std::vector<float> p;
-  std::mt19937 rng(5);
-  std::uniform_real_distribution<float> u(0.0f, 1.0f);
-  for (int i = 0; i < 60000; ++i) {
-    float x = 0.4f + 0.2f * u(rng);  // a band around the first bisector
-    for (int step = 0; step < i % 4; ++step)
-      x = std::nextafter(x, i % 3 == 0 ? 0.0f : 1.0f);
-    p.insert(p.end(), {x, 0.5f, 0.5f});
-  }
-  for (int i = 0; i < 30000; ++i)  // an uneven pull: the bisector drifts right iteration by
-    p.insert(p.end(), {-3.0f + 0.01f * u(rng), 0.5f, 0.5f});  // iteration
-  for (int i = 0; i < 20000; ++i)
-    p.insert(p.end(), {4.0f + 0.01f * u(rng), 0.5f, 0.5f});
+  const auto p = test::bisectorBand(d, 5, 60000, 30000, 20000);
   const std::vector<float> start = {0.0f, 0.5f, 0.5f, 1.0f, 0.5f, 0.5f, 9.0f, 9.0f, 9.0f};
   expectSameTrajectory(p, d, test::givenCentroids(start, 3), 60);
 }
 
-// The same drift in d = 9 (rows padded to 16, searched by a warp), the band spread over the
-// other coordinates too, and more centroids than a warp has lanes: lanes score different
-// centroids, so near ties meet in the warp's combination of their bests and runners-up.
+// The same drift in d = 9 (rows padded to 16, searched by a warp), and more centroids than a warp
+// has lanes: lanes score different centroids, so near ties meet in the warp's combination of
+// their bests and runners-up.
 TEST(CudaPixels, WideRowsTheCentroidsDriftAcrossFollowTheCpu) {
   KMS_REQUIRE_CUDA();
   const int d = 9, k = 40;
-  std::vector<float> p;
-  std::mt19937 rng(6);
-  std::uniform_real_distribution<float> u(0.0f, 1.0f);
-  auto row = [&](float x) {
-    p.push_back(x);
-    for (int c = 1; c < d; ++c)
-      p.push_back(0.5f);
-  };
-  for (int i = 0; i < 60000; ++i) {
-    float x = 0.4f + 0.2f * u(rng);
-    for (int step = 0; step < i % 4; ++step)
-      x = std::nextafter(x, i % 3 == 0 ? 0.0f : 1.0f);
-    row(x);
-  }
-  for (int i = 0; i < 30000; ++i)
-    row(-3.0f + 0.01f * u(rng));
-  for (int i = 0; i < 20000; ++i)
-    row(4.0f + 0.01f * u(rng));
-  // Two centroids astride the band; the others far off on the other axes (lanes 2 … 39), some
-  // of them exact copies of each other (equal scores on different lanes).
-  std::vector<float> start(std::size_t(k) * d, 0.5f);
-  start[0] = 0.0f;
-  start[std::size_t(d)] = 1.0f;
-  for (int j = 2; j < k; ++j)
-    start[std::size_t(j) * d + 1 + j % (d - 1)] = 20.0f + float(j % 5);
-  expectSameTrajectory(p, d, test::givenCentroids(start, k), 60);
+  const auto p = test::bisectorBand(d, 6, 60000, 30000, 20000);
+  expectSameTrajectory(p, d, test::givenCentroids(test::bisectorBandStart(d, k), k), 60);
 }
 
 // The search walks the centroids in the order of their projections on the data's principal axis.

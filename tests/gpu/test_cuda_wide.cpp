@@ -7,7 +7,6 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <random>
 #include <string>
 
 #include "gpu_test_support.h"
@@ -76,37 +75,17 @@ INSTANTIATE_TEST_SUITE_P(
                       WideCase{48, 256, false, true, true}, WideCase{64, 2, false, false, true}),
     wideName);
 
-// Points on the bisector of two centroids and a few ULPs either side of it, spread over 40
-// coordinates, with two far groups that drag the centroids across them for many iterations:
-// rows the bounds settled earlier change side (or tie) later, when the drift must have let them
-// go; 40 centroids, some of them exact copies, so equal scores meet in the warp's combination.
+// Points on the bisector of two centroids and a few ULPs either side of it, in 40 coordinates,
+// with two far groups that drag the centroids across them for many iterations
+// (test::bisectorBand): rows the bounds settled earlier change side (or tie) later, when the
+// drift must have let them go; 40 centroids, some of them exact copies, so equal scores meet in
+// the warp's combination.
 TEST(CudaWide, PointsTheCentroidsDriftAcrossFollowTheCpu) {
   KMS_REQUIRE_CUDA();
   const int d = 40, k = 40;
-  std::vector<float> p;
-  std::mt19937 rng(6);
-  std::uniform_real_distribution<float> u(0.0f, 1.0f);
-  auto row = [&](float x) {
-    p.push_back(x);
-    for (int c = 1; c < d; ++c)
-      p.push_back(0.5f);
-  };
-  for (int i = 0; i < 40000; ++i) {
-    float x = 0.4f + 0.2f * u(rng);
-    for (int step = 0; step < i % 4; ++step)
-      x = std::nextafter(x, i % 3 == 0 ? 0.0f : 1.0f);
-    row(x);
-  }
-  for (int i = 0; i < 20000; ++i)
-    row(-3.0f + 0.01f * u(rng));
-  for (int i = 0; i < 14000; ++i)
-    row(4.0f + 0.01f * u(rng));
-  std::vector<float> start(std::size_t(k) * d, 0.5f);
-  start[0] = 0.0f;
-  start[std::size_t(d)] = 1.0f;
-  for (int j = 2; j < k; ++j)
-    start[std::size_t(j) * d + 1 + j % (d - 1)] = 20.0f + float(j % 5);
-  expectSameTrajectory(DataView{p.data(), p.size() / d, d}, test::givenCentroids(start, k), 60);
+  const auto p = test::bisectorBand(d, 6, 40000, 20000, 14000);
+  expectSameTrajectory(DataView{p.data(), p.size() / d, d},
+                       test::givenCentroids(test::bisectorBandStart(d, k), k), 60);
 }
 
 // Once the run has settled, the bounds settle most rows: only a few are searched again.

@@ -28,17 +28,6 @@ int selectDevice(int device) {
   return device;
 }
 
-/// Tests (EngineOptions::cuda_fault_at_iteration): a kernel that stops with a trap, the way an
-/// out-of-bounds access or an assertion in a real kernel ends — the context is lost for good.
-__global__ void trapKernel() {
-  __trap();
-}
-
-void launchTrap(cudaStream_t stream) {
-  trapKernel<<<1, 1, 0, stream>>>();
-  KMS_CHECK_LAUNCH();
-}
-
 /// Physical memory the system could give this process now (bytes).
 std::size_t availableHostBytes() {
   const long pages = sysconf(_SC_AVPHYS_PAGES), page = sysconf(_SC_PAGESIZE);
@@ -268,51 +257,6 @@ void CudaEngine::planFor() {
     plan_ = planGeneric<LabelT>(n_, limits_);  // counts need 64-bit sums: the generic kernel's
 }
 
-void CudaEngine::initialize(const KMeansConfig& config) {
-  prepareRun(config);
-  const std::size_t kd = static_cast<std::size_t>(k_) * d_;
-  const cudaStream_t s = compute_.get();
-  switch (config.init) {
-    case InitMethod::Random: {
-      std::vector<std::uint32_t> host_counts;
-      if (counts_.size()) {
-        host_counts.resize(n_);
-        KMS_CUDA_CHECK(cudaMemcpy(host_counts.data(), counts_.get(), n_ * sizeof(std::uint32_t),
-                                  cudaMemcpyDefault));  // device or mapped host memory
-      }
-      const auto picks =
-          counts_.size() ? seeding::weightedDistinctIndices(host_counts.data(), n_, k_, config.seed)
-                         : seeding::distinctIndices(n_, k_, config.seed);
-      const std::vector<unsigned long long> indices(picks.begin(), picks.end());
-      DeviceBuffer<unsigned long long> device_indices(k_);
-      KMS_CUDA_CHECK(cudaMemcpyAsync(device_indices.get(), indices.data(),
-                                     k_ * sizeof(unsigned long long), cudaMemcpyHostToDevice, s));
-      launchGather(points_.get(), d_, device_indices.get(), k_, centroids_[0].get(), s);
-      compute_.synchronize();
-      break;
-    }
-    case InitMethod::KMeansPlusPlus:
-    case InitMethod::GreedyKMeansPlusPlus:
-      if (labelBytes() == 1)
-        initPlusPlus<std::uint8_t>(config.init == InitMethod::GreedyKMeansPlusPlus);
-      else
-        initPlusPlus<std::uint16_t>(config.init == InitMethod::GreedyKMeansPlusPlus);
-      break;
-    case InitMethod::Given: {
-      std::vector<float> centred(kd);
-      for (std::size_t i = 0; i < kd; ++i)
-        centred[i] = exact::sub(config.initial_centroids[i], summary_.mid[i % d_]);
-      KMS_CUDA_CHECK(cudaMemcpyAsync(centroids_[0].get(), centred.data(), kd * sizeof(float),
-                                     cudaMemcpyHostToDevice, s));
-      compute_.synchronize();
-      break;
-    }
-  }
-  startRun();
-  clearHistory();
-  keepHistory();
-}
-
 namespace {
 
 /// The exponent of the tile kernel's inertia grid (CompactArgs::inertia_exp): a row's distance to
@@ -419,49 +363,6 @@ void CudaEngine::startRun() {
   converged_ = false;
   last_ = IterationStats{};
   initialized_ = true;
-}
-
-template <typename LabelT>
-void CudaEngine::initPlusPlus(bool greedy) {
-  auto* nearest = reinterpret_cast<LabelT*>(labelHalf(0));
-  const float* weights = weights_.size() ? weights_.get() : nullptr;
-  const std::uint32_t* counts = counts_.size() ? counts_.get() : nullptr;
-  const cudaStream_t s = compute_.get();
-  const int count = greedy ? seeding::greedyCandidates(k_) : 1;
-  DeviceBuffer<float> candidates(greedy ? static_cast<std::size_t>(count) * d_ : 0);
-  DeviceBuffer<long long> potentials(greedy ? count : 0);
-  double diameter2 = 0.0;
-  for (int c = 0; c < d_; ++c) {
-    const double extent = double(summary_.hi[c]) - double(summary_.lo[c]);
-    diameter2 += extent * extent;
-  }
-  // The CPU backend's bound (CpuEngine::potentialBound), hence its fixed-point scale.
-  const double scale = seeding::potentialScale(summary_.total_weight * diameter2 * 1.01 + 1.0);
-  for (int j = 0; j < k_; ++j) {
-    if (!greedy || j == 0) {
-      launchPlusPlusStep<LabelT>(points_.get(), weights, counts, n_, d_, centroids_[0].get(), j,
-                                 seeding::plusPlusUniform(config_.seed, j), nearest,
-                                 chunk_sums_.get(), s);
-      continue;
-    }
-    double u[kMaxGreedyCandidates];
-    for (int l = 0; l < count; ++l)
-      u[l] = seeding::greedyUniform(config_.seed, j, l);
-    launchGreedyStep<LabelT>(points_.get(), weights, counts, n_, d_, centroids_[0].get(), j, u,
-                             count, scale, nearest, chunk_sums_.get(), candidates.get(),
-                             potentials.get(), s);
-    long long host[kMaxGreedyCandidates];
-    KMS_CUDA_CHECK(cudaMemcpyAsync(host, potentials.get(), sizeof(long long) * count,
-                                   cudaMemcpyDeviceToHost, s));
-    compute_.synchronize();
-    int best = 0;
-    for (int l = 1; l < count; ++l)  // ties keep the earlier candidate
-      if (host[l] < host[best]) best = l;
-    KMS_CUDA_CHECK(cudaMemcpyAsync(centroids_[0].get() + static_cast<std::size_t>(j) * d_,
-                                   candidates.get() + static_cast<std::size_t>(best) * d_,
-                                   sizeof(float) * d_, cudaMemcpyDeviceToDevice, s));
-  }
-  compute_.synchronize();  // the candidate buffers go out of scope
 }
 
 void CudaEngine::requireInitialized() const {
@@ -644,21 +545,6 @@ UpdateParams CudaEngine::updateParams() const {
   return up;
 }
 
-double CudaEngine::pollCopy() {
-  if (frozen_ < 0 || !copy_done_.done()) return 0.0;
-  frozen_ = -1;
-  return copy_done_.msSince(copy_start_);
-}
-
-CudaEngine::PendingStep CudaEngine::beginStep(bool capture, double copy_ms) {
-  PendingStep p;
-  p.copy_ms = copy_ms;
-  p.in_half = first_iteration_ ? -1 : latest_;
-  p.capture = capture && frozen_ < 0;
-  p.out_half = (p.capture || frozen_ == latest_) ? 1 - latest_ : latest_;
-  return p;
-}
-
 void CudaEngine::launchPart(const PendingStep& p, Part part) {
   activate();
   const cudaStream_t s = compute_.get();
@@ -681,37 +567,6 @@ void CudaEngine::launchPart(const PendingStep& p, Part part) {
   graph->second.launch(s);
 }
 
-IterationReport CudaEngine::readReport() {
-  activate();
-  after_update_.synchronize();  // the one wait per iteration: the report is in pinned memory
-  const IterationReport report = *report_.get();
-  if (report.iteration != iteration_ + 1)
-    throw DeviceError("internal error: the device reported iteration " +
-                      std::to_string(report.iteration) + " while iteration " +
-                      std::to_string(iteration_ + 1) + " was expected");
-  return report;
-}
-
-void CudaEngine::reseedHere(const PendingStep& p, int empty_count) {
-  activate();
-  const cudaStream_t s = compute_.get();
-  const auto reseed = [&](auto label_type) {
-    using LabelT = decltype(label_type);
-    const auto* labels_out = reinterpret_cast<const LabelT*>(labelHalf(p.out_half));
-    launchReseed<LabelT>(points_.get(), n_, labels_out, centroids_[cur_].get(),
-                         centroids_[1 - cur_].get(), empty_flags_.get(), empty_list_.get(),
-                         picked_keys_.get(), picked_points_.get(), farthest_keys_.get(),
-                         farthest_blocks_, scalars_.get(), report_device_, updateParams(),
-                         empty_count, s);
-  };
-  if (labelBytes() == 1)
-    reseed(std::uint8_t{});
-  else
-    reseed(std::uint16_t{});
-  if (keepsBounds()) describeCentroids(p);  // the update described them before the re-seed
-  after_update_.record(s);
-}
-
 void CudaEngine::describeCentroids(const PendingStep& p) {
   describe(cur_, -1, p.out_half, centroids_[1 - cur_].get());
 }
@@ -730,68 +585,6 @@ void CudaEngine::describe(int cur, int in_half, int out_half, const float* centr
     launch(std::uint8_t{});
   else
     launch(std::uint16_t{});
-}
-
-IterationStats CudaEngine::step() {
-  activate();
-  requireInitialized();
-  const double copy_ms = pollCopy();
-  const PendingStep p = beginStep(snapshot_requested_, copy_ms);
-  if (fault_at_iteration_ == iteration_ + 1) launchTrap(compute_.get());  // tests: a broken kernel
-  launchPart(p, Part::kWhole);
-  IterationReport report = readReport();
-  if (report.empty_count > 0 && config_.empty_clusters == EmptyClusterPolicy::ReseedFarthest) {
-    reseedHere(p, report.empty_count);
-    report = readReport();
-  }
-  return finishStep(p, report);
-}
-
-IterationStats CudaEngine::finishStep(const PendingStep& p, const IterationReport& report) {
-  IterationStats stats;
-  stats.iteration = iteration_ + 1;
-  stats.inertia = report.inertia;
-  stats.changed = report.changed;
-  stats.max_shift = report.max_shift;
-  stats.empty_clusters = report.empty_count;
-  stats.converged = report.converged != 0;
-  if (plan_.compact || plan_.tensor || plan_.wide) {
-    stats.rows_searched = static_cast<std::int64_t>(report.searched);
-    // The tensor kernel ranks all n·k pairs on tensor cores; only its re-ranked rows are told.
-    if (plan_.compact || plan_.wide)
-      stats.distances_computed = static_cast<std::int64_t>(report.evaluated);
-  }
-  if (plan_.compact && !shard_) {
-    stats.ms.assign_ms = after_update_.msSince(iteration_start_);
-  } else {
-    // Compact shards and wide rows: the assignment with its reduction counts as assignment.
-    if (plan_.compact || plan_.wide) {
-      stats.ms.assign_ms = after_reduce_.msSince(iteration_start_);
-    } else {
-      stats.ms.assign_ms = after_assign_.msSince(iteration_start_);
-      stats.ms.reduce_ms = after_reduce_.msSince(after_assign_);
-    }
-    if (shard_) {  // the all-reduce (and any wait for the other GPUs) sits between the parts
-      stats.ms.communication_ms = update_start_.msSince(after_reduce_);
-      stats.ms.update_ms = after_update_.msSince(update_start_);
-    } else {
-      stats.ms.update_ms = after_update_.msSince(after_reduce_);
-    }
-  }
-  stats.ms.copy_ms = p.copy_ms;
-
-  cur_ = 1 - cur_;  // swap centroid buffers: the update's output is now current
-  latest_ = p.out_half;
-  first_iteration_ = false;
-  ++iteration_;
-  converged_ = stats.converged;
-  last_ = stats;
-  keepHistory();
-  if (p.capture) {
-    frozen_ = p.out_half;
-    issueCapture(iteration_, stats);
-  }
-  return stats;
 }
 
 }  // namespace kms::cuda

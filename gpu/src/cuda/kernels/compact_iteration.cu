@@ -4,6 +4,7 @@
 
 #include "cuda/cuda_check.cuh"
 #include "cuda/kernels/compact_kernel.cuh"
+#include "cuda/kernels/compact_update.cuh"
 #include "cuda/kernels/tile_kernel.cuh"
 
 namespace kms::cuda {

@@ -151,16 +151,7 @@ __device__ __forceinline__ void collectCandidates(const CompactBlock& b, int k, 
 #pragma unroll
   for (int c = 0; c < D; ++c)
     pm = fmaf(b.axis[c], m[c], pm);
-  int left = 0, right = k;
-  while (left < right) {  // first position with projection ≥ a·m
-    const int mid = (left + right) >> 1;
-    if (b.projection[mid] < pm)
-      left = mid + 1;
-    else
-      right = mid;
-  }
-  right = left;
-  --left;
+  ProjectionWalk walk(b.projection, b.order, k, pm);
   float best2 = INFINITY, second2 = INFINITY;
   int best = -1;
   float cb[D];  // the nearest centroid so far
@@ -183,18 +174,13 @@ __device__ __forceinline__ void collectCandidates(const CompactBlock& b, int k, 
     }
     list.count = kept;
   };
-  float g = INFINITY;  // the projection gap where the walk stopped: ∞ when it reached every one
-  while (left >= 0 || right < k) {
-    const float gl = left >= 0 ? pm - b.projection[left] : INFINITY;
-    const float gr = right < k ? b.projection[right] - pm : INFINITY;
-    const bool take_left = left >= 0 && (right >= k || gl <= gr);
-    g = take_left ? gl : gr;
+  float g = walk.gap();  // where the walk stops: ∞ when it reached every centroid
+  for (; g < INFINITY; g = walk.gap()) {
     // Every row is within √best2 + r of the nearest; a centroid whose projection is farther
     // than that plus r from m's is farther from every row (and, past the runner-up's distance,
     // farther than the runner-up). Never stops while best2 is ∞.
     if (g > fmaxf((sqrtf(best2) + 2.0f * radius) * 1.0001f, sqrtf(second2)) + margin) break;
-    g = INFINITY;
-    const int j = b.order[take_left ? left-- : right++];
+    const int j = walk.take();
     const float* rj = b.rows + j * R;
     const float d2 = distance2<D>(m, rj);
     ++visited;

@@ -1,0 +1,102 @@
+// CudaEngine's initialisation: the run prepared, then the starting centroids — random rows,
+// k-means++ or greedy k-means++ on the device (the host places each draw with the same numbers
+// as the CPU backend), or given ones.
+#include "cuda/cuda_engine.cuh"
+
+#include <vector>
+
+#include "common/exact_math.h"
+#include "common/seeding.h"
+#include "cuda/kernels/init_kernels.cuh"
+
+namespace kms::cuda {
+
+void CudaEngine::initialize(const KMeansConfig& config) {
+  prepareRun(config);
+  const std::size_t kd = static_cast<std::size_t>(k_) * d_;
+  const cudaStream_t s = compute_.get();
+  switch (config.init) {
+    case InitMethod::Random: {
+      std::vector<std::uint32_t> host_counts;
+      if (counts_.size()) {
+        host_counts.resize(n_);
+        KMS_CUDA_CHECK(cudaMemcpy(host_counts.data(), counts_.get(), n_ * sizeof(std::uint32_t),
+                                  cudaMemcpyDefault));  // device or mapped host memory
+      }
+      const auto picks =
+          counts_.size() ? seeding::weightedDistinctIndices(host_counts.data(), n_, k_, config.seed)
+                         : seeding::distinctIndices(n_, k_, config.seed);
+      const std::vector<unsigned long long> indices(picks.begin(), picks.end());
+      DeviceBuffer<unsigned long long> device_indices(k_);
+      KMS_CUDA_CHECK(cudaMemcpyAsync(device_indices.get(), indices.data(),
+                                     k_ * sizeof(unsigned long long), cudaMemcpyHostToDevice, s));
+      launchGather(points_.get(), d_, device_indices.get(), k_, centroids_[0].get(), s);
+      compute_.synchronize();
+      break;
+    }
+    case InitMethod::KMeansPlusPlus:
+    case InitMethod::GreedyKMeansPlusPlus:
+      if (labelBytes() == 1)
+        initPlusPlus<std::uint8_t>(config.init == InitMethod::GreedyKMeansPlusPlus);
+      else
+        initPlusPlus<std::uint16_t>(config.init == InitMethod::GreedyKMeansPlusPlus);
+      break;
+    case InitMethod::Given: {
+      std::vector<float> centred(kd);
+      for (std::size_t i = 0; i < kd; ++i)
+        centred[i] = exact::sub(config.initial_centroids[i], summary_.mid[i % d_]);
+      KMS_CUDA_CHECK(cudaMemcpyAsync(centroids_[0].get(), centred.data(), kd * sizeof(float),
+                                     cudaMemcpyHostToDevice, s));
+      compute_.synchronize();
+      break;
+    }
+  }
+  startRun();
+  clearHistory();
+  keepHistory();
+}
+
+template <typename LabelT>
+void CudaEngine::initPlusPlus(bool greedy) {
+  auto* nearest = reinterpret_cast<LabelT*>(labelHalf(0));
+  const float* weights = weights_.size() ? weights_.get() : nullptr;
+  const std::uint32_t* counts = counts_.size() ? counts_.get() : nullptr;
+  const cudaStream_t s = compute_.get();
+  const int count = greedy ? seeding::greedyCandidates(k_) : 1;
+  DeviceBuffer<float> candidates(greedy ? static_cast<std::size_t>(count) * d_ : 0);
+  DeviceBuffer<long long> potentials(greedy ? count : 0);
+  double diameter2 = 0.0;
+  for (int c = 0; c < d_; ++c) {
+    const double extent = double(summary_.hi[c]) - double(summary_.lo[c]);
+    diameter2 += extent * extent;
+  }
+  // The CPU backend's bound (CpuEngine::potentialBound), hence its fixed-point scale.
+  const double scale = seeding::potentialScale(summary_.total_weight * diameter2 * 1.01 + 1.0);
+  for (int j = 0; j < k_; ++j) {
+    if (!greedy || j == 0) {
+      launchPlusPlusStep<LabelT>(points_.get(), weights, counts, n_, d_, centroids_[0].get(), j,
+                                 seeding::plusPlusUniform(config_.seed, j), nearest,
+                                 chunk_sums_.get(), s);
+      continue;
+    }
+    double u[kMaxGreedyCandidates];
+    for (int l = 0; l < count; ++l)
+      u[l] = seeding::greedyUniform(config_.seed, j, l);
+    launchGreedyStep<LabelT>(points_.get(), weights, counts, n_, d_, centroids_[0].get(), j, u,
+                             count, scale, nearest, chunk_sums_.get(), candidates.get(),
+                             potentials.get(), s);
+    long long host[kMaxGreedyCandidates];
+    KMS_CUDA_CHECK(cudaMemcpyAsync(host, potentials.get(), sizeof(long long) * count,
+                                   cudaMemcpyDeviceToHost, s));
+    compute_.synchronize();
+    int best = 0;
+    for (int l = 1; l < count; ++l)  // ties keep the earlier candidate
+      if (host[l] < host[best]) best = l;
+    KMS_CUDA_CHECK(cudaMemcpyAsync(centroids_[0].get() + static_cast<std::size_t>(j) * d_,
+                                   candidates.get() + static_cast<std::size_t>(best) * d_,
+                                   sizeof(float) * d_, cudaMemcpyDeviceToDevice, s));
+  }
+  compute_.synchronize();  // the candidate buffers go out of scope
+}
+
+}  // namespace kms::cuda
