@@ -104,10 +104,19 @@ std::vector<BenchCase> benchCases(bool quick, const Photo* photo) {
        false, true},
       {std::to_string(million) + " pts, d=1, k=16", "mix-d1", million, 1, 16, 0.006, true},
       {std::to_string(million) + " pts, d=64, k=256", "mix-d64", million, 64, 256, 0.25, quick},
-      {std::to_string(million) + " pts, d=64, k=256, FP32 SIMT (no tensor cores)", "mix-d64",
-       million, 64, 256, 0.0, false, false, false, true, false, false, true},
-      {std::to_string(million) + " pts, d=64, k=256, every row ranked (TF32 tensor cores)",
-       "mix-d64", million, 64, 256, 0.0, false, false, false, false, false, false, true},
+      {.name = std::to_string(million) + " pts, d=64, k=256, FP32 SIMT (no tensor cores)",
+       .data_key = "mix-d64",
+       .n = million,
+       .d = 64,
+       .k = 256,
+       .simt = true,
+       .every_row = true},
+      {.name = std::to_string(million) + " pts, d=64, k=256, every row ranked (TF32 tensor cores)",
+       .data_key = "mix-d64",
+       .n = million,
+       .d = 64,
+       .k = 256,
+       .every_row = true},
       {std::to_string(million) + " pts, d=64, k=256, streamed from host memory", "mix-d64", million,
        64, 256, 0.0, false, false, true},
       {"17695 pts, d=9, k=128", "mix-d9", 17695, 9, 128, 0.010, true},
@@ -127,9 +136,12 @@ std::vector<BenchCase> benchCases(bool quick, const Photo* photo) {
   // above 5 ms), 1.1 ms (issue 10's second size) and 0.12 ms.
   for (const std::size_t n : quick ? std::vector<std::size_t>{2000000, 500000}
                                    : std::vector<std::size_t>{200000000, 20000000, 2000000})
-    cases.push_back({std::to_string(n) + " pts, d=16, k=256, all GPUs",
-                     "mix-d16-" + std::to_string(n), n, 16, 256, 0.0, false, false, false, false,
-                     true});
+    cases.push_back({.name = std::to_string(n) + " pts, d=16, k=256, all GPUs",
+                     .data_key = "mix-d16-" + std::to_string(n),
+                     .n = n,
+                     .d = 16,
+                     .k = 256,
+                     .all_gpus = true});
   if (photo) {
     const std::size_t n = photo->pixels.size();
     const std::size_t distinct = distinctColours(photo->pixels.data(), n).rows();
@@ -142,13 +154,14 @@ std::vector<BenchCase> benchCases(bool quick, const Photo* photo) {
                        : k == 256 ? 0.12
                                   : 0.0,
                        k == 16});
-    for (int k : {16, 64, 256}) {
-      BenchCase rows{
-          "real photo " + size + " per pixel, k=" + std::to_string(k) + ", row by row (no tiles)",
-          "real-pixels", n, 3, k};
-      rows.rows = true;
-      cases.push_back(rows);
-    }
+    for (int k : {16, 64, 256})
+      cases.push_back({.name = "real photo " + size + " per pixel, k=" + std::to_string(k) +
+                               ", row by row (no tiles)",
+                       .data_key = "real-pixels",
+                       .n = n,
+                       .d = 3,
+                       .k = k,
+                       .rows = true});
     for (int k : {16, 64, 256})
       cases.push_back({"real photo " + size + ", " + std::to_string(distinct) +
                            " distinct colours, k=" + std::to_string(k),

@@ -172,4 +172,13 @@ DataSummary summarizeData(const DataView& data, int threads) {
   return summary;
 }
 
+double squaredDiameter(const DataSummary& summary) {
+  double diameter2 = 0.0;
+  for (std::size_t c = 0; c < summary.lo.size(); ++c) {
+    const double extent = double(summary.hi[c]) - double(summary.lo[c]);
+    diameter2 += extent * extent;
+  }
+  return diameter2;
+}
+
 }  // namespace kms

@@ -76,6 +76,45 @@ inline std::vector<IterationStats> expectSameTrajectory(const DataView& view, KM
   return stats;
 }
 
+/// Runs two engines holding the same data side by side from `config` for `iterations` steps (no
+/// convergence stop), asking both for a snapshot capture every `capture_every` iterations, and
+/// checks every iteration: labels and centroids bit for bit, changed counts, the inertia within
+/// 1e-6, and captures of the same iteration equal. Stops at the first failing iteration.
+/// Returns `a`'s stats of the iterations it ran.
+inline std::vector<IterationStats> expectSameEngineRun(Engine& a, Engine& b, KMeansConfig config,
+                                                       int iterations, int capture_every) {
+  config.tolerance = 0;
+  config.max_iterations = iterations;
+  a.initialize(config);
+  b.initialize(config);
+  std::vector<IterationStats> stats;
+  for (int it = 1; it <= iterations; ++it) {
+    if (it % capture_every == 0) {  // captures write every label into the other half
+      a.requestSnapshot();
+      b.requestSnapshot();
+    }
+    const IterationStats sa = a.step();
+    const IterationStats sb = b.step();
+    stats.push_back(sa);
+    Snapshot na, nb;
+    a.snapshot(na);
+    b.snapshot(nb);
+    EXPECT_EQ(na.labels, nb.labels) << "iteration " << it;
+    EXPECT_EQ(na.centroids, nb.centroids) << "iteration " << it;
+    EXPECT_EQ(sa.changed, sb.changed) << "iteration " << it;
+    EXPECT_NEAR(sa.inertia, sb.inertia, 1e-6 * sb.inertia) << "iteration " << it;
+    Snapshot ca, cb;
+    const bool took_a = a.takeCapturedSnapshot(ca);
+    const bool took_b = b.takeCapturedSnapshot(cb);
+    if (took_a && took_b && ca.iteration == cb.iteration) {
+      EXPECT_EQ(ca.labels, cb.labels) << "capture of iteration " << ca.iteration;
+      EXPECT_EQ(ca.centroids, cb.centroids) << "capture of iteration " << ca.iteration;
+    }
+    if (::testing::Test::HasFailure()) break;
+  }
+  return stats;
+}
+
 /// Rows of d coordinates (all but the first 0.5): `band` rows in [0.4, 0.6] around the bisector
 /// x₀ = 0.5 of centroids at 0 and 1, many of them on it or a few ULPs either side, then `left`
 /// rows near −3 and `right` rows near 4, an uneven pull that drags the bisector across the band

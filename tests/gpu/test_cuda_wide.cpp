@@ -116,32 +116,8 @@ TEST(CudaWide, BoundsAndRankingEveryRowGiveTheSameRun) {
   KMeansConfig config;
   config.k = k;
   config.seed = 4;
-  config.tolerance = 0;
-  config.max_iterations = 30;
   config.empty_clusters = EmptyClusterPolicy::ReseedFarthest;
-  bounded->initialize(config);
-  ranked->initialize(config);
-  for (int it = 1; it <= 30; ++it) {
-    if (it % 5 == 0) {
-      bounded->requestSnapshot();
-      ranked->requestSnapshot();
-    }
-    const IterationStats a = bounded->step();
-    const IterationStats b = ranked->step();
-    Snapshot sa, sb;
-    bounded->snapshot(sa);
-    ranked->snapshot(sb);
-    ASSERT_EQ(sa.labels, sb.labels) << "iteration " << it;
-    ASSERT_EQ(sa.centroids, sb.centroids) << "iteration " << it;
-    ASSERT_EQ(a.changed, b.changed) << "iteration " << it;
-    ASSERT_NEAR(a.inertia, b.inertia, 1e-6 * b.inertia) << "iteration " << it;
-    Snapshot ca, cb;
-    if (bounded->takeCapturedSnapshot(ca) && ranked->takeCapturedSnapshot(cb) &&
-        ca.iteration == cb.iteration) {
-      EXPECT_EQ(ca.labels, cb.labels) << "capture of iteration " << ca.iteration;
-      EXPECT_EQ(ca.centroids, cb.centroids) << "capture of iteration " << ca.iteration;
-    }
-  }
+  test::expectSameEngineRun(*bounded, *ranked, config, 30, 5);
 }
 
 // Points whose distances to both centroids overflow float: the CPU labels them 0 (nothing below

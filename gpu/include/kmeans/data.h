@@ -62,4 +62,8 @@ struct DataSummary {
 /// adding up to more than kMaxTotalCount. `threads` ≤ 0 means all hardware threads.
 DataSummary summarizeData(const DataView& data, int threads = 0);
 
+/// Σ (hi − lo)² over the dimensions, in double: the squared diagonal of the data's bounding box,
+/// which no distance between two points of the data exceeds.
+double squaredDiameter(const DataSummary& summary);
+
 }  // namespace kms

@@ -95,7 +95,8 @@ int greedyCandidates(int k) {
 }
 
 double greedyUniform(std::uint64_t seed, int j, int l) {
-  return uniform(seed, kStreamGreedy, static_cast<std::uint64_t>(j) * 64 + static_cast<std::uint64_t>(l));
+  return uniform(seed, kStreamGreedy,
+                 static_cast<std::uint64_t>(j) * 64 + static_cast<std::uint64_t>(l));
 }
 
 double potentialScale(double bound) {
@@ -103,6 +104,10 @@ double potentialScale(double bound) {
   int e = 0;
   std::frexp(bound, &e);  // bound < 2^e
   return std::ldexp(1.0, std::clamp(61 - e, -1000, 1000));
+}
+
+double potentialScale(const DataSummary& summary) {
+  return potentialScale(summary.total_weight * squaredDiameter(summary) * 1.01 + 1.0);
 }
 
 ChunkPick pickChunk(const std::vector<double>& chunk_sums, double u) {

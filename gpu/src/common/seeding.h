@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "kmeans/data.h"
+
 namespace kms::seeding {
 
 /// Counter-based hash (splitmix64 finaliser): the n-th number of a stream depends only on
@@ -39,6 +41,10 @@ double greedyUniform(std::uint64_t seed, int j, int l);
 /// llrint(term · scale) in 64 bits; scale is the power of two that keeps `bound` (an upper bound
 /// of the potential) below 2^62.
 double potentialScale(double bound);
+/// potentialScale for any k-means++ potential of the data: each term w·min(D², ·) is at most
+/// w·squaredDiameter (plus rounding), so the bound is the total weight times that, with room.
+/// Every backend's greedy seeding sums its candidates' potentials on this scale.
+double potentialScale(const DataSummary& summary);
 /// One term as the integer it is summed as (identical on every backend).
 inline std::int64_t potentialTerm(float term, double scale) {
   return static_cast<std::int64_t>(__builtin_llrint(static_cast<double>(term) * scale));

@@ -152,7 +152,7 @@ void CpuEngine::initPlusPlus(bool greedy) {
     return last_positive;
   };
   const int candidates = greedy ? seeding::greedyCandidates(k_) : 1;
-  const double scale = greedy ? seeding::potentialScale(potentialBound()) : 1.0;
+  const double scale = greedy ? seeding::potentialScale(summary_) : 1.0;
   std::vector<std::vector<std::int64_t>> potentials(chunks);
   std::vector<float> candidate(static_cast<std::size_t>(candidates) * d_);
   std::atomic<bool> stopped{false};  // a chunk saw the interrupt flag (it may be lowered since)
@@ -227,16 +227,6 @@ float CpuEngine::pointWeight(std::size_t i) const {
   if (data_.weights) return data_.weights[i];
   if (data_.counts) return static_cast<float>(data_.counts[i]);
   return 1.0f;
-}
-
-double CpuEngine::potentialBound() const {
-  double diameter2 = 0.0;
-  for (int c = 0; c < d_; ++c) {
-    const double extent = double(summary_.hi[c]) - double(summary_.lo[c]);
-    diameter2 += extent * extent;
-  }
-  // Every term w·min(D², ·) ≤ w·diameter² (plus rounding); the potential sums them.
-  return summary_.total_weight * diameter2 * 1.01 + 1.0;
 }
 
 void CpuEngine::transposeCentroids() {

@@ -39,8 +39,6 @@ class CpuEngine final : public Engine {
   void initRandom();
   /// k-means++ D² sampling; greedy: several candidates per step, the lowest potential kept.
   void initPlusPlus(bool greedy);
-  /// An upper bound of any k-means++ potential of these data (total weight × box diagonal²).
-  double potentialBound() const;
   void initGiven();
   void transposeCentroids();
   /// With keep_history: records the current centroids and the last stats.

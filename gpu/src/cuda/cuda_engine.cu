@@ -265,11 +265,7 @@ namespace {
 /// re-seeds stay inside), and Σ w·distance² stays below 2^120 units. (The farthest start would
 /// size the grid for distances no row has.)
 int inertiaExponent(const DataSummary& s, int d, const KMeansConfig& config) {
-  double diameter2 = 0.0, outside2 = config.init == InitMethod::Given ? INFINITY : 0.0;
-  for (int c = 0; c < d; ++c) {
-    const double extent = double(s.hi[c]) - double(s.lo[c]);
-    diameter2 += extent * extent;
-  }
+  double outside2 = config.init == InitMethod::Given ? INFINITY : 0.0;
   if (config.init == InitMethod::Given) {
     for (std::size_t j = 0; j < config.initial_centroids.size() / std::size_t(d); ++j) {
       double away2 = 0.0;
@@ -281,7 +277,7 @@ int inertiaExponent(const DataSummary& s, int d, const KMeansConfig& config) {
       outside2 = std::min(outside2, away2);
     }
   }
-  const double reach = std::sqrt(diameter2) + std::sqrt(outside2);
+  const double reach = std::sqrt(squaredDiameter(s)) + std::sqrt(outside2);
   const double bound = s.total_weight * reach * reach * 1.01;
   return bound > 0.0 ? std::ilogb(bound) + 1 - 120 : -120;
 }
@@ -324,7 +320,7 @@ void CudaEngine::prepareRun(const KMeansConfig& config) {
   block_inertia_.resize(plan_.blocks);
   block_changed_.resize(plan_.blocks);
   // Per block: rows searched and distances computed (compact kernels), rows searched (tensor).
-  const std::size_t work_slots = (plan_.compact || plan_.wide) ? 2 : plan_.tensor ? 1 : 0;
+  const std::size_t work_slots = keepsBounds() ? 2 : plan_.tensor ? 1 : 0;
   block_work_.resize(work_slots * static_cast<std::size_t>(plan_.blocks));
   empty_flags_.resize(k_);
   empty_list_.resize(k_);
@@ -343,7 +339,7 @@ void CudaEngine::startRun() {
   KMS_CUDA_CHECK(cudaMemsetAsync(counters_.get(), 0, counters_.bytes(), s));
   if (plan_.point_tiles)
     KMS_CUDA_CHECK(cudaMemsetAsync(tiles_.iteration(), 0, sizeof(TileIteration), s));
-  if (plan_.compact || plan_.wide) {            // sums and bounds kept across iterations
+  if (keepsBounds()) {                          // sums and bounds kept across iterations
     bounds_.resize(keepsRowBounds() ? n_ : 0);  // the tile kernel keeps no bound per row
     geometry_.resize(2 * static_cast<std::size_t>(k_) + 1);
     order_.resize(k_);
@@ -540,7 +536,7 @@ UpdateParams CudaEngine::updateParams() const {
   up.scale = summary_.scale;
   up.tolerance = config_.tolerance;
   up.counters = counters_.get();
-  up.tracks_drift = plan_.compact || plan_.wide;
+  up.tracks_drift = keepsBounds();
   up.reports_searched = plan_.tensor || plan_.wide;
   return up;
 }

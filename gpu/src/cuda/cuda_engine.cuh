@@ -126,7 +126,8 @@ class CudaEngine final : public Engine {
   /// Whether the run keeps a distance bound per row (the compact row kernel and the wide kernels;
   /// tiles keep one per tile).
   bool keepsRowBounds() const { return (plan_.compact && !plan_.point_tiles) || plan_.wide; }
-  /// Whether the run prunes with bounds and the centroids' geometry (compact and wide kernels).
+  /// Whether the run prunes with bounds and the centroids' geometry and keeps its sums across
+  /// iterations (compact and wide kernels: they count distances computed, and grow the drift).
   bool keepsBounds() const { return plan_.compact || plan_.wide; }
   /// PointTiles::Auto indexes plain points (no counts) of at least this many rows. Counted data
   /// are distinct values — a photo's colours, merged duplicates — too sparse for tiles: a tile's

@@ -65,13 +65,7 @@ void CudaEngine::initPlusPlus(bool greedy) {
   const int count = greedy ? seeding::greedyCandidates(k_) : 1;
   DeviceBuffer<float> candidates(greedy ? static_cast<std::size_t>(count) * d_ : 0);
   DeviceBuffer<long long> potentials(greedy ? count : 0);
-  double diameter2 = 0.0;
-  for (int c = 0; c < d_; ++c) {
-    const double extent = double(summary_.hi[c]) - double(summary_.lo[c]);
-    diameter2 += extent * extent;
-  }
-  // The CPU backend's bound (CpuEngine::potentialBound), hence its fixed-point scale.
-  const double scale = seeding::potentialScale(summary_.total_weight * diameter2 * 1.01 + 1.0);
+  const double scale = seeding::potentialScale(summary_);  // the CPU backend's
   for (int j = 0; j < k_; ++j) {
     if (!greedy || j == 0) {
       launchPlusPlusStep<LabelT>(points_.get(), weights, counts, n_, d_, centroids_[0].get(), j,

@@ -90,17 +90,16 @@ IterationStats CudaEngine::finishStep(const PendingStep& p, const IterationRepor
   stats.max_shift = report.max_shift;
   stats.empty_clusters = report.empty_count;
   stats.converged = report.converged != 0;
-  if (plan_.compact || plan_.tensor || plan_.wide) {
+  if (keepsBounds() || plan_.tensor) {
     stats.rows_searched = static_cast<std::int64_t>(report.searched);
     // The tensor kernel ranks all n·k pairs on tensor cores; only its re-ranked rows are told.
-    if (plan_.compact || plan_.wide)
-      stats.distances_computed = static_cast<std::int64_t>(report.evaluated);
+    if (keepsBounds()) stats.distances_computed = static_cast<std::int64_t>(report.evaluated);
   }
   if (plan_.compact && !shard_) {
     stats.ms.assign_ms = after_update_.msSince(iteration_start_);
   } else {
     // Compact shards and wide rows: the assignment with its reduction counts as assignment.
-    if (plan_.compact || plan_.wide) {
+    if (keepsBounds()) {
       stats.ms.assign_ms = after_reduce_.msSince(iteration_start_);
     } else {
       stats.ms.assign_ms = after_assign_.msSince(iteration_start_);

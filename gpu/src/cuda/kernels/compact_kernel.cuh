@@ -138,6 +138,64 @@ struct CompactBlock {
   int* acc_hi;
 };
 
+/// The set-up every compact assignment block (compactAssignKernel, tileAssignKernel) starts
+/// with: its dynamic shared memory (compactSharedBytes: the k staged rows, the k·(d + 1) sums'
+/// two words, zeroed, then half gaps, projections and their order, staged from a.geometry and
+/// a.order), the d fixed-point scales into `scale` (D floats, zero past d), the run's drift, and
+/// the centroids staged. Ends with __syncthreads.
+template <int D, typename LabelT>
+__device__ __forceinline__ CompactBlock setUpCompactBlock(const CompactArgs<LabelT>& a, int d,
+                                                          unsigned char* shared_raw, float* scale) {
+  const int k = a.k;
+  const int kd1 = k * (d + 1);
+  float* rows = reinterpret_cast<float*>(shared_raw);  // k × R
+  unsigned* acc_lo =
+      reinterpret_cast<unsigned*>(rows + static_cast<std::size_t>(k) * centroidRow(D));
+  int* acc_hi = reinterpret_cast<int*>(acc_lo + kd1);
+  float* half_gap = reinterpret_cast<float*>(acc_hi + kd1);  // k
+  float* projection = half_gap + k;                          // k
+  auto* order = reinterpret_cast<unsigned short*>(projection + k);
+  if (threadIdx.x < D)
+    scale[threadIdx.x] = static_cast<int>(threadIdx.x) < d ? a.coord_scale[threadIdx.x] : 0.0f;
+  for (int t = threadIdx.x; t < kd1; t += kCompactThreads) {
+    acc_lo[t] = 0u;
+    acc_hi[t] = 0;
+  }
+  for (int t = threadIdx.x; t < k; t += kCompactThreads) {
+    half_gap[t] = a.geometry[t];
+    projection[t] = a.geometry[k + t];
+    order[t] = a.order[t];
+  }
+  const double drift = a.update.counters->drift;
+  CompactBlock block{rows,
+                     half_gap,
+                     projection,
+                     order,
+                     a.geometry[2 * k],
+                     __double2float_rd(drift),
+                     __double2float_ru(drift),
+                     {},
+                     scale,
+                     acc_lo,
+                     acc_hi};
+#pragma unroll
+  for (int c = 0; c < kCompactMaxD; ++c)
+    block.axis[c] = a.axis[c];
+  stageCentroids<D>(rows, a.centroids_in, d, 0, k);  // ends with __syncthreads
+  return block;
+}
+
+/// The end of a compact assignment block, after writeBlockResults' barrier: its moved sums
+/// (k·(d + 1), the non-zero ones) into the kept totals.
+template <typename LabelT>
+__device__ __forceinline__ void addBlockSums(const CompactArgs<LabelT>& a, const CompactBlock& b,
+                                             int d) {
+  for (int t = threadIdx.x; t < a.k * (d + 1); t += kCompactThreads) {
+    const long long v = wideValue(b.acc_lo[t], b.acc_hi[t]);
+    if (v != 0) atomicAddInt64(a.totals + t, v);
+  }
+}
+
 /// Moves a row's exact sums m·q(x) and its count m from cluster `from` to `to` in the block's
 /// shared accumulators (on the first iteration, `first`: only adds them to `to`).
 template <int D>
@@ -327,6 +385,28 @@ __device__ __forceinline__ void warpCombineBest(float& best, int& label, float& 
   }
 }
 
+/// The exact nearest of the k staged rows to x by the whole warp (lane l takes rows l, l + 32, …):
+/// the CPU's exact distances, ties to the lower index. Every lane gets the label and its
+/// distance. Warp-uniform. x: D floats in registers, or a pointer to them (exactDistance).
+template <int D, typename X>
+__device__ __forceinline__ int warpExactNearest(const X& x, const float* rows, int k, int d,
+                                                float& distance) {
+  constexpr int R = centroidRow(D);
+  float best = INFINITY;
+  int label = 0;
+  for (int j = static_cast<int>(threadIdx.x) & 31; j < k; j += 32) {
+    const float s = exactDistance<D>(x, rows + j * R, d);
+    if (s < best) {
+      best = s;
+      label = j;
+    }
+  }
+  float unused = INFINITY;
+  warpCombineBest(best, label, unused);
+  distance = best;
+  return label;
+}
+
 /// searchRow for the zero-padded dimensions (D = 8, 16), where projections on one axis prune
 /// little: the whole warp searches one row, lane l scoring centroids l, l + 32, …, then the
 /// lanes combine. A row costs k/32 scores per lane instead of k in one thread; on small data
@@ -373,19 +453,7 @@ __device__ __forceinline__ void warpSearchRow(const CompactArgs<LabelT>& a, cons
     const float reach = sqrtf(x_norm) + sqrtf(fmaxf(0.0f, second + x_norm));
     const float err = tieBound<D>(x_norm, b.rows[label * R + D], 1.01f * reach * reach);
     if (huge || !(second - best > err)) {  // exact distances, ties to the lower index
-      float exact_best = INFINITY;
-      int exact_label = 0;
-      for (int j = lane; j < k; j += 32) {
-        const float s = exactDistance<D>(x, b.rows + j * R, d);
-        if (s < exact_best) {
-          exact_best = s;
-          exact_label = j;
-        }
-      }
-      float unused = INFINITY;
-      warpCombineBest(exact_best, exact_label, unused);
-      label = exact_label;
-      dist = exact_best;
+      label = warpExactNearest<D>(x, b.rows, k, d, dist);
       searched_here += k;
     }
     if (!huge) lower = sqrtf(fmaxf(0.0f, second + x_norm - err)) * (1.0f - kBoundSlack);
@@ -435,15 +503,6 @@ __global__ void __launch_bounds__(kCompactThreads) compactAssignKernel(CompactAr
   constexpr int P = kCompactRowsPerThread;
   extern __shared__ __align__(16) unsigned char shared_raw[];
   const int d = a.d;
-  const int k = a.k;
-  const int kd1 = k * (d + 1);
-  float* rows = reinterpret_cast<float*>(shared_raw);  // k × R
-  unsigned* acc_lo =
-      reinterpret_cast<unsigned*>(rows + static_cast<std::size_t>(k) * centroidRow(D));
-  int* acc_hi = reinterpret_cast<int*>(acc_lo + kd1);
-  float* half_gap = reinterpret_cast<float*>(acc_hi + kd1);  // k
-  float* projection = half_gap + k;                          // k
-  auto* order = reinterpret_cast<unsigned short*>(projection + k);
   __shared__ float scale[D];
   // Row offsets from the block's first row, waiting for a search (D = 8, 16: kWarpQueue per warp).
   __shared__ unsigned queue[kSearchQueue];
@@ -460,34 +519,8 @@ __global__ void __launch_bounds__(kCompactThreads) compactAssignKernel(CompactAr
     loadCompactRow<D>(a, block_first + threadIdx.x + static_cast<std::size_t>(r) * kCompactThreads,
                       first, cur[r]);
 
-  if (threadIdx.x < D)
-    scale[threadIdx.x] = static_cast<int>(threadIdx.x) < d ? a.coord_scale[threadIdx.x] : 0.0f;
   if (threadIdx.x == 0) queued = 0;
-  for (int t = threadIdx.x; t < kd1; t += kCompactThreads) {
-    acc_lo[t] = 0u;
-    acc_hi[t] = 0;
-  }
-  for (int t = threadIdx.x; t < k; t += kCompactThreads) {
-    half_gap[t] = a.geometry[t];
-    projection[t] = a.geometry[k + t];
-    order[t] = a.order[t];
-  }
-  const double drift = a.update.counters->drift;
-  CompactBlock block{rows,
-                     half_gap,
-                     projection,
-                     order,
-                     a.geometry[2 * k],
-                     __double2float_rd(drift),
-                     __double2float_ru(drift),
-                     {},
-                     scale,
-                     acc_lo,
-                     acc_hi};
-#pragma unroll
-  for (int c = 0; c < kCompactMaxD; ++c)
-    block.axis[c] = a.axis[c];
-  stageCentroids<D>(rows, a.centroids_in, d, 0, k);  // ends with __syncthreads
+  const CompactBlock block = setUpCompactBlock<D>(a, d, shared_raw, scale);  // syncs
 
   double inertia = 0.0;
   unsigned long long changed = 0;
@@ -561,10 +594,7 @@ __global__ void __launch_bounds__(kCompactThreads) compactAssignKernel(CompactAr
   }
 
   writeBlockResults(a, inertia, changed, searched, evaluated);  // ends with __syncthreads
-  for (int t = threadIdx.x; t < kd1; t += kCompactThreads) {
-    const long long v = wideValue(acc_lo[t], acc_hi[t]);
-    if (v != 0) atomicAddInt64(a.totals + t, v);
-  }
+  addBlockSums(a, block, d);
 }
 
 }  // namespace kms::cuda

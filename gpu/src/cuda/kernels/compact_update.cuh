@@ -49,6 +49,21 @@ struct CombineTotals {
   }
 };
 
+/// This thread's share of the assignment blocks' inertia and counts (blocks threadIdx.x,
+/// + kCompactThreads, …, in that fixed order), and on thread 0 the tile kernel's inertia.
+template <typename LabelT>
+__device__ __forceinline__ UpdateTotals assignmentPartials(const CompactArgs<LabelT>& a) {
+  UpdateTotals mine{0.0, 0ull, 0.0f, 0, 0ull, 0ull, 0.0f};
+  for (int b = threadIdx.x; b < a.blocks; b += kCompactThreads) {
+    mine.inertia += a.block_inertia[b];
+    mine.changed += a.block_changed[b];
+    mine.searched += a.block_work[2 * b];
+    mine.evaluated += a.block_work[2 * b + 1];
+  }
+  if (a.tile_iteration && threadIdx.x == 0) mine.inertia += takeTileInertia(a);
+  return mine;
+}
+
 /// The update (one block, after the assignment kernel): totals → new centroids, empty flags,
 /// the largest shift (and the drift it grows), convergence, the report, and — unless
 /// spreadsGeometry(k) — the new centroids' geometry for the next assignment. Every
@@ -63,21 +78,13 @@ __global__ void __launch_bounds__(kCompactThreads) compactUpdateKernel(CompactAr
   const int iteration = threadIdx.x == 0 ? a.update.counters->iteration + 1 : 0;
   const double drift = threadIdx.x == 0 ? a.update.counters->drift : 0.0;
   UpdateTotals mine{0.0, 0ull, 0.0f, 0, 0ull, 0ull, 0.0f};
-  if (a.scalars_reduced) {  // a shard: every GPU's totals, summed by the all-reduce
-    if (threadIdx.x == 0) {
-      mine.inertia = a.scalars->inertia;
-      mine.changed = a.scalars->changed;
-      mine.searched = a.scalars->searched;
-      mine.evaluated = a.scalars->evaluated;
-    }
-  } else {
-    for (int b = threadIdx.x; b < a.blocks; b += kCompactThreads) {  // fixed order per thread
-      mine.inertia += a.block_inertia[b];
-      mine.changed += a.block_changed[b];
-      mine.searched += a.block_work[2 * b];
-      mine.evaluated += a.block_work[2 * b + 1];
-    }
-    if (a.tile_iteration && threadIdx.x == 0) mine.inertia += takeTileInertia(a);
+  if (!a.scalars_reduced) {
+    mine = assignmentPartials(a);
+  } else if (threadIdx.x == 0) {  // a shard: every GPU's totals, summed by the all-reduce
+    mine.inertia = a.scalars->inertia;
+    mine.changed = a.scalars->changed;
+    mine.searched = a.scalars->searched;
+    mine.evaluated = a.scalars->evaluated;
   }
   long long sums[J][D];
   long long weights[J];
@@ -162,14 +169,7 @@ __global__ void __launch_bounds__(kCompactThreads) compactUpdateKernel(CompactAr
 template <typename LabelT>
 __global__ void __launch_bounds__(kCompactThreads)
     compactShardScalarsKernel(CompactArgs<LabelT> a) {
-  UpdateTotals mine{0.0, 0ull, 0.0f, 0, 0ull, 0ull, 0.0f};
-  for (int b = threadIdx.x; b < a.blocks; b += kCompactThreads) {  // fixed order per thread
-    mine.inertia += a.block_inertia[b];
-    mine.changed += a.block_changed[b];
-    mine.searched += a.block_work[2 * b];
-    mine.evaluated += a.block_work[2 * b + 1];
-  }
-  if (a.tile_iteration && threadIdx.x == 0) mine.inertia += takeTileInertia(a);
+  const UpdateTotals mine = assignmentPartials(a);
   using Reduce = cub::BlockReduce<UpdateTotals, kCompactThreads>;
   __shared__ typename Reduce::TempStorage temp;
   const UpdateTotals total = Reduce(temp).Reduce(mine, CombineTotals{});

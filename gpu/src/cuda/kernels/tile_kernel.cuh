@@ -316,46 +316,14 @@ __global__ void __launch_bounds__(kCompactThreads, 4) tileAssignKernel(CompactAr
   constexpr int R = centroidRow(D);
   extern __shared__ __align__(16) unsigned char shared_raw[];
   const int k = a.k;
-  const int kd1 = k * (D + 1);
-  float* rows = reinterpret_cast<float*>(shared_raw);  // k × R
-  unsigned* acc_lo = reinterpret_cast<unsigned*>(rows + static_cast<std::size_t>(k) * R);
-  int* acc_hi = reinterpret_cast<int*>(acc_lo + kd1);
-  float* half_gap = reinterpret_cast<float*>(acc_hi + kd1);  // k
-  float* projection = half_gap + k;                          // k
-  auto* order = reinterpret_cast<unsigned short*>(projection + k);
   __shared__ float scale[D];
   const bool first = a.labels_in == nullptr;
   // Labels go to another half than they came from (a snapshot capture): every row is written.
   const bool rewrite = a.labels_out != a.labels_in;
-
-  if (threadIdx.x < D) scale[threadIdx.x] = a.coord_scale[threadIdx.x];
-  for (int t = threadIdx.x; t < kd1; t += kCompactThreads) {
-    acc_lo[t] = 0u;
-    acc_hi[t] = 0;
-  }
-  for (int t = threadIdx.x; t < k; t += kCompactThreads) {
-    half_gap[t] = a.geometry[t];
-    projection[t] = a.geometry[k + t];
-    order[t] = a.order[t];
-  }
-  const float top_norm = a.geometry[2 * k];
-  const double drift = a.update.counters->drift;
-  CompactBlock block{rows,
-                     half_gap,
-                     projection,
-                     order,
-                     top_norm,
-                     __double2float_rd(drift),
-                     __double2float_ru(drift),
-                     {},
-                     scale,
-                     acc_lo,
-                     acc_hi};
-#pragma unroll
-  for (int c = 0; c < kCompactMaxD; ++c)
-    block.axis[c] = a.axis[c];
-  stageCentroids<D>(rows, a.centroids_in, D, 0, k);  // ends with __syncthreads
-  const float top_reach = sqrtf(top_norm);
+  const CompactBlock block = setUpCompactBlock<D>(a, D, shared_raw, scale);  // syncs
+  const float* rows = block.rows;
+  const float* half_gap = block.half_gap;
+  const float top_reach = sqrtf(block.top_norm);
 
   tile::Wide128 warp_inertia;  // lane 0: the inertia of every chunk this warp took
   bool infinite = false;
@@ -494,10 +462,7 @@ __global__ void __launch_bounds__(kCompactThreads, 4) tileAssignKernel(CompactAr
   // As compactAssignKernel: the block's scalars (its inertia went to the grid above), then its
   // sums into the kept totals.
   writeBlockResults(a, 0.0, changed, searched, evaluated);  // ends with __syncthreads
-  for (int t = threadIdx.x; t < kd1; t += kCompactThreads) {
-    const long long v = wideValue(acc_lo[t], acc_hi[t]);
-    if (v != 0) atomicAddInt64(a.totals + t, v);
-  }
+  addBlockSums(a, block, D);
 }
 
 }  // namespace kms::cuda

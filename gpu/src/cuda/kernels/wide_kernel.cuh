@@ -153,18 +153,8 @@ __device__ void searchWideRow(const CompactArgs<LabelT>& a, const float* rows, c
     const float reach = sqrtf(x_norm) + sqrtf(fmaxf(0.0f, second + x_norm));
     const float err = tieBound<D>(x_norm, rows[label * R + D], 1.01f * reach * reach);
     if (huge || !(second - best > err)) {  // too close to call: the CPU's exact distances
-      float exact_best = INFINITY;
-      int exact_label = 0;
-      for (int j = lane; j < k; j += 32) {
-        const float e = exactDistance<D>(x, rows + j * R, d);
-        if (e < exact_best) {
-          exact_best = e;
-          exact_label = j;
-        }
-      }
-      float unused = INFINITY;
-      warpCombineBest(exact_best, exact_label, unused);  // ties to the lower index
-      label = exact_label;
+      float exact_dist;
+      label = warpExactNearest<D>(x, rows, k, d, exact_dist);
       if (lane == 0) evaluated += k;
     }
     // Every other centroid is at least this far: the runner-up's score less its error.

@@ -263,13 +263,7 @@ std::vector<float> ShardedEngine::drawRow(const std::vector<double>& chunk_sums,
 template <typename LabelT>
 void ShardedEngine::seedPlusPlus(bool greedy) {
   const int count = greedy ? seeding::greedyCandidates(k_) : 1;
-  double diameter2 = 0.0;
-  for (int c = 0; c < d_; ++c) {
-    const double extent = double(summary_.hi[c]) - double(summary_.lo[c]);
-    diameter2 += extent * extent;
-  }
-  // CudaEngine::initPlusPlus's scale (the CPU backend's bound).
-  const double scale = seeding::potentialScale(summary_.total_weight * diameter2 * 1.01 + 1.0);
+  const double scale = seeding::potentialScale(summary_);  // the CPU backend's
   std::vector<DeviceBuffer<float>> candidates(active_);
   std::vector<DeviceBuffer<long long>> potentials(active_);
   if (greedy)
