@@ -22,10 +22,10 @@ inline constexpr int kCompactMaxD = 16;
 __host__ __device__ constexpr int compactMaxK(int D) {
   return D <= 4 ? kCompactMaxK : kCompactMaxKWide;
 }
-/// Whether the new centroids' geometry is computed by spreadGeometryKernel after the update (a
-/// warp per centroid) rather than inside the update's one block. For k < 64 the block's own
-/// computation is short, and a second kernel would cost more (about a microsecond on an H200,
-/// measured at k = 16).
+/// Whether the centroids' geometry is spread over ⌈k/8⌉ blocks, a warp per centroid
+/// (compactSpreadUpdateKernel after an iteration's update, spreadGeometryKernel after
+/// initialisation and re-seeding) rather than computed by one block (compactUpdateKernel,
+/// compactGeometryKernel; k ≤ 32: compactSmallUpdateKernel by shuffles).
 __host__ __device__ constexpr bool spreadsGeometry(int k) {
   return k >= 64 && k <= kCompactThreads;
 }

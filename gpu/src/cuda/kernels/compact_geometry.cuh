@@ -15,6 +15,14 @@
 
 namespace kms::cuda {
 
+/// The rows' stride of the staged centroids in the geometry's shared memory: odd for D ≤ 4, so
+/// lanes reading different centroids hit different banks; D + 4 for D ≥ 8, which keeps that true
+/// for float4 loads (8 lanes per wavefront, rows 48 or 80 bytes apart: eight different 16-byte
+/// bank groups).
+__host__ __device__ constexpr int geometryStride(int D) {
+  return D <= 4 ? (D | 1) : D + 4;
+}
+
 /// A centroid's half gap from the squared distance to its nearest other (`nearest2`, a float
 /// sum of squares), deflated by 4·kBoundSlack for that sum's rounding: ∞ when it has no other
 /// (k = 1); 0 — no gap, every row tested otherwise — when the square is below 1e-36, where float's
@@ -42,10 +50,7 @@ __device__ void computeGeometry(const float* centroids, int k, int d, const floa
   constexpr int J = kMaxK / kCompactThreads;  // items per thread, blocked: t·J + s
   using Sort = cub::BlockRadixSort<float, kCompactThreads, J, int>;
   using ReduceF = cub::BlockReduce<float, kCompactThreads>;
-  // Rows of an odd stride, so lanes reading different centroids hit different banks; for D ≥ 8
-  // a stride of D + 4 instead, which keeps that true for float4 loads (8 lanes per wavefront,
-  // rows 48 or 80 bytes apart: eight different 16-byte bank groups).
-  constexpr int S = D <= 4 ? (D | 1) : D + 4;
+  constexpr int S = geometryStride(D);
   __shared__ __align__(16) float all[kMaxK * S];
   __shared__ float projection[kMaxK];
   __shared__ unsigned short sorted[kMaxK];
@@ -180,41 +185,40 @@ __device__ void computeGeometry(const float* centroids, int k, int d, const floa
   }
 }
 
-/// computeGeometry for 64 ≤ k ≤ kCompactThreads (spreadsGeometry) spread over ⌈k/8⌉ blocks, a warp
-/// per centroid: its rank among the projections by counting, its nearest other centroid by brute
-/// force, k/32 of each per lane. Every block stages all k centroids; block 0 also writes the
-/// largest ‖c‖². The same keys, distances and minima as computeGeometry's (see there), so the same
-/// geometry — in about a tenth of the time of one block (k = 256, D = 16: one multiprocessor
-/// issuing k²/2 pair distances had been most of the update's time).
+/// What spreadGeometryKernel shares within a block.
+template <int D>
+struct SpreadGeometryShared {
+  __align__(16) float all[kCompactThreads * geometryStride(D)];  ///< k staged rows
+  float keys[kCompactThreads];
+  typename cub::BlockReduce<float, kCompactThreads>::TempStorage reduce;
+};
+
+/// The geometry for 64 ≤ k ≤ kCompactThreads (spreadsGeometry) from centroids staged in
+/// `sh.all` (rows of geometryStride(D), zero past d), spread over ⌈k/8⌉ blocks, a warp per
+/// centroid: its rank among the projections by counting, its nearest other centroid by brute
+/// force, k/32 of each per lane; block 0 also writes the largest ‖c‖². The same keys, distances
+/// and minima as computeGeometry's (see there), so the same geometry — in about a tenth of the
+/// time of one block (k = 256, D = 16: one multiprocessor issuing k²/2 pair distances had been
+/// most of the update's time). Every thread of the block calls it, after the staging's barrier.
 template <int D, typename LabelT>
-__global__ void __launch_bounds__(kCompactThreads)
-    spreadGeometryKernel(CompactArgs<LabelT> a, const float* centroids) {
-  constexpr int kMaxK = kCompactThreads;
-  constexpr int S = D <= 4 ? (D | 1) : D + 4;  // as in computeGeometry
+__device__ void describeSpread(const CompactArgs<LabelT>& a, SpreadGeometryShared<D>& sh) {
+  constexpr int S = geometryStride(D);
   using ReduceF = cub::BlockReduce<float, kCompactThreads>;
-  __shared__ __align__(16) float all[kMaxK * S];
-  __shared__ float keys[kMaxK];
-  __shared__ typename ReduceF::TempStorage reduce;
-  const int k = a.k, d = a.d;
-  for (int t = threadIdx.x; t < k * S; t += kCompactThreads) {
-    const int j = t / S, c = t - j * S;
-    all[t] = c < d && c < D ? centroids[static_cast<std::size_t>(j) * d + c] : 0.0f;
-  }
-  __syncthreads();
+  const int k = a.k;
   float top_norm = 0.0f;
   if (static_cast<int>(threadIdx.x) < k) {
-    const float* cj = all + threadIdx.x * S;
+    const float* cj = sh.all + threadIdx.x * S;
     float key = 0.0f, norm = 0.0f;
 #pragma unroll
     for (int c = 0; c < D; ++c) {
       key = fmaf(a.axis[c], cj[c], key);
       norm = fmaf(cj[c], cj[c], norm);
     }
-    keys[threadIdx.x] = key;
+    sh.keys[threadIdx.x] = key;
     top_norm = norm;
   }
   if (blockIdx.x == 0) {
-    const float top = ReduceF(reduce).Reduce(top_norm, MaxOf{});
+    const float top = ReduceF(sh.reduce).Reduce(top_norm, MaxOf{});
     if (threadIdx.x == 0) a.geometry[2 * k] = top;
   }
   __syncthreads();
@@ -224,14 +228,14 @@ __global__ void __launch_bounds__(kCompactThreads)
   float ci[D];
 #pragma unroll
   for (int c = 0; c < D; ++c)
-    ci[c] = all[i * S + c];
-  const float key = keys[i];
+    ci[c] = sh.all[i * S + c];
+  const float key = sh.keys[i];
   int rank = 0;
   float nearest = INFINITY;  // squared
   for (int j = lane; j < k; j += 32) {
-    const float other = keys[j];
+    const float other = sh.keys[j];
     rank += (other < key || (other == key && j < i)) ? 1 : 0;
-    const float* cj = all + j * S;
+    const float* cj = sh.all + j * S;
     float d2 = 0.0f;
     if constexpr (S % 4 == 0) {
 #pragma unroll
@@ -260,6 +264,23 @@ __global__ void __launch_bounds__(kCompactThreads)
     a.geometry[k + rank] = key;
     a.order[rank] = static_cast<unsigned short>(i);
   }
+}
+
+/// The geometry of `centroids` (global memory) for 64 ≤ k ≤ kCompactThreads: ⌈k/8⌉ blocks, each
+/// staging all k (describeSpread). After initialisation and re-seeding; an iteration's update
+/// describes its new centroids itself (compactSpreadUpdateKernel).
+template <int D, typename LabelT>
+__global__ void __launch_bounds__(kCompactThreads)
+    spreadGeometryKernel(CompactArgs<LabelT> a, const float* centroids) {
+  constexpr int S = geometryStride(D);
+  __shared__ SpreadGeometryShared<D> sh;
+  const int k = a.k, d = a.d;
+  for (int t = threadIdx.x; t < k * S; t += kCompactThreads) {
+    const int j = t / S, c = t - j * S;
+    sh.all[t] = c < d && c < D ? centroids[static_cast<std::size_t>(j) * d + c] : 0.0f;
+  }
+  __syncthreads();
+  describeSpread<D>(a, sh);
 }
 
 /// The geometry of the centroids of `a.centroids_in` on its own (after initialisation, and after

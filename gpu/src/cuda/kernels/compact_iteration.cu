@@ -83,7 +83,8 @@ AssignPlan planCompact(std::size_t n, int d, int k, std::size_t tiles, const Dev
                                                                  plan.shared_bytes));
   });
   // A block takes a batch of rows per round, or with tiles a tile per thread.
-  const std::size_t batch = static_cast<std::size_t>(kCompactThreads) * kCompactRowsPerThread;
+  const std::size_t batch =
+      static_cast<std::size_t>(kCompactThreads) * compactRowsPerThread(plan.template_dim);
   const std::size_t needed =
       plan.point_tiles ? (tiles + kCompactThreads - 1) / kCompactThreads : (n + batch - 1) / batch;
   const int resident = std::max(1, std::min(per_sm, kCompactBlocksPerSm));
@@ -117,10 +118,17 @@ void launchGeometry(const CompactArgs<LabelT>& args, const float* centroids, cud
 template <typename LabelT>
 void launchCompactUpdate(const CompactArgs<LabelT>& args, cudaStream_t stream) {
   withCompactDim(args.d, [&]<int D>() {
-    compactUpdateKernel<D, LabelT><<<1, kCompactThreads, 0, stream>>>(args);
+    if (smallUpdate(args.k)) {
+      compactSmallUpdateKernel<D, LabelT><<<1, kCompactThreads, 0, stream>>>(args);
+    } else if (spreadsGeometry(args.k)) {
+      constexpr int warps = kCompactThreads / 32;
+      compactSpreadUpdateKernel<D, LabelT>
+          <<<(args.k + warps - 1) / warps, kCompactThreads, 0, stream>>>(args);
+    } else {
+      compactUpdateKernel<D, LabelT><<<1, kCompactThreads, 0, stream>>>(args);
+    }
   });
   KMS_CHECK_LAUNCH();
-  if (spreadsGeometry(args.k)) launchGeometry(args, args.centroids_out, stream);
 }
 
 template <typename LabelT>
