@@ -134,7 +134,8 @@ __device__ void computeGeometry(const float* centroids, int k, int d, const floa
   if (k <= kCompactThreads) {
     // Nearest other centroid of each, by brute force: thread j against every other, all lanes
     // reading the same row at a time (a shared-memory broadcast). Only k < 64 comes here with
-    // k ≤ 256 (spreadsGeometry: spreadGeometryKernel takes the rest), which keeps this short.
+    // k ≤ 256 (spreadsGeometry: compactSpreadUpdateKernel and spreadGeometryKernel take the
+    // rest), which keeps this short.
     if (static_cast<int>(threadIdx.x) < k) {
       const int j = threadIdx.x;
       float cj[D];
@@ -185,7 +186,7 @@ __device__ void computeGeometry(const float* centroids, int k, int d, const floa
   }
 }
 
-/// What spreadGeometryKernel shares within a block.
+/// What describeSpread's blocks share (spreadGeometryKernel, compactSpreadUpdateKernel).
 template <int D>
 struct SpreadGeometryShared {
   __align__(16) float all[kCompactThreads * geometryStride(D)];  ///< k staged rows

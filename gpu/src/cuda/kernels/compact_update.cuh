@@ -1,7 +1,8 @@
-// The compact kernels' update (one block, after the assignment of compact_kernel.cuh or
-// tile_kernel.cuh): the blocks' inertia and counts, the means from the kept totals, empty
-// clusters, the largest shift and the drift it grows, convergence, the report and — for few
-// centroids — their geometry for the next assignment; and a shard's half of that reduction.
+// The compact kernels' update (after the assignment of compact_kernel.cuh or tile_kernel.cuh):
+// the blocks' inertia and counts, the means from the kept totals, empty clusters, the largest
+// shift and the drift it grows, convergence, the report and the new centroids' geometry for the
+// next assignment — one block (compactUpdateKernel; compactSmallUpdateKernel for k ≤ 32) or
+// ⌈k/8⌉ blocks for 64 ≤ k ≤ 256 (compactSpreadUpdateKernel); and a shard's half of the reduction.
 #pragma once
 
 #include <cub/block/block_reduce.cuh>
