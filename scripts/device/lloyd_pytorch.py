@@ -1,10 +1,12 @@
-# Same-run peer for kmeans-bench's d = 64 case (run on the GPU machine: python3 scripts/device/lloyd_pytorch.py).
-# PyTorch's Lloyd on 1 M × 64 points, k = 256 (a Gaussian mixture of 512 groups, the shape of
-# kmeans-bench's d = 64 case): GEMM distances, argmin, index_add_ sums, division. Median ms per
-# iteration over 50 iterations after 10 warm-up, CUDA events. FP32 GEMM, then TF32 GEMM.
-import torch, statistics
+# Same-run peer for kmeans-bench's general cases (run on the GPU machine:
+#   python3 scripts/device/lloyd_pytorch.py [n d k groups]; default 1048576 64 256 512).
+# PyTorch's Lloyd on n × d points, k clusters (a Gaussian mixture of `groups` groups, the shape of
+# the kmeans-bench case: 1048576 1 16 24, 17695 9 128 256, 1048576 64 256 512): GEMM distances,
+# argmin, index_add_ sums, division. Median ms per iteration over 50 iterations after 10 warm-up,
+# CUDA events. FP32 GEMM, then TF32 GEMM.
+import sys, torch, statistics
 torch.manual_seed(1)
-n, d, k, groups = 1 << 20, 64, 256, 512
+n, d, k, groups = (int(a) for a in sys.argv[1:5]) if len(sys.argv) >= 5 else (1 << 20, 64, 256, 512)
 centres = torch.rand(groups, d, device="cuda") * 20 - 10
 x = centres[torch.randint(groups, (n,), device="cuda")] + torch.randn(n, d, device="cuda")
 def run(tf32):
@@ -23,5 +25,5 @@ def run(tf32):
         e.record(); torch.cuda.synchronize()
         if it >= 10: times.append(s.elapsed_time(e))
     return statistics.median(times)
-print(f"torch {torch.__version__} on {torch.cuda.get_device_name()}: Lloyd 1M x 64, k=256: "
+print(f"torch {torch.__version__} on {torch.cuda.get_device_name()}: Lloyd {n} x {d}, k={k}: "
       f"FP32 GEMM {run(False):.3f} ms/iter, TF32 GEMM {run(True):.3f} ms/iter")
