@@ -29,6 +29,10 @@ __host__ __device__ constexpr int compactMaxK(int D) {
 __host__ __device__ constexpr bool spreadsGeometry(int k) {
   return k >= 64 && k <= kCompactThreads;
 }
+/// The blocks the spread geometry takes: a warp per centroid.
+__host__ __device__ constexpr int spreadBlocks(int k) {
+  return (k + kCompactThreads / 32 - 1) / (kCompactThreads / 32);
+}
 /// Whether the compiled D is d itself (no padding: no bounds checks on coordinates).
 __host__ __device__ constexpr bool compactExactDim(int D) {
   return D <= 4;

@@ -100,10 +100,9 @@ namespace {
 template <typename LabelT>
 void launchGeometry(const CompactArgs<LabelT>& args, const float* centroids, cudaStream_t stream) {
   if (spreadsGeometry(args.k)) {
-    const int warps = kCompactThreads / 32;
     withCompactDim(args.d, [&]<int D>() {
       spreadGeometryKernel<D, LabelT>
-          <<<(args.k + warps - 1) / warps, kCompactThreads, 0, stream>>>(args, centroids);
+          <<<spreadBlocks(args.k), kCompactThreads, 0, stream>>>(args, centroids);
     });
   } else {
     withCompactDim(args.d, [&]<int D>() {
@@ -121,9 +120,8 @@ void launchCompactUpdate(const CompactArgs<LabelT>& args, cudaStream_t stream) {
     if (smallUpdate(args.k)) {
       compactSmallUpdateKernel<D, LabelT><<<1, kCompactThreads, 0, stream>>>(args);
     } else if (spreadsGeometry(args.k)) {
-      constexpr int warps = kCompactThreads / 32;
       compactSpreadUpdateKernel<D, LabelT>
-          <<<(args.k + warps - 1) / warps, kCompactThreads, 0, stream>>>(args);
+          <<<spreadBlocks(args.k), kCompactThreads, 0, stream>>>(args);
     } else {
       compactUpdateKernel<D, LabelT><<<1, kCompactThreads, 0, stream>>>(args);
     }

@@ -1,10 +1,11 @@
-// One whole Lloyd iteration of data with d ≤ 4 and k ≤ 1,024 in two kernels: the assignment with
-// the exact sums (here), then one block for the reduction, the update, empty clusters, the shift,
-// the convergence test and the report (compact_update.cuh). It serves compact data (distinct values
-// with counts: an image's distinct colours sit in L2, so the launches are most of what an iteration
-// costs) and, with every count 1, unweighted point data such as a photo's pixels one by one. (A
-// second kernel in the iteration's graph costs about 0.3 µs on an H200; a last-block-done update
-// inside the first, with its fences and counter, about 2.5 µs — measured.)
+// One whole Lloyd iteration of compact data (d ≤ 4 with k ≤ 1,024, or d ≤ 16 with k ≤ 256) in two
+// kernels: the assignment with the exact sums (here; the block's set-up and end in
+// compact_block.cuh), then the reduction, the update, empty clusters, the shift, the convergence
+// test, the report and the next geometry (compact_update.cuh). It serves compact data (distinct
+// values with counts: an image's distinct colours sit in L2, so the launches are most of what an
+// iteration costs) and, with every count 1, unweighted point data such as a photo's pixels one by
+// one. (A second kernel in the iteration's graph costs about 0.3 µs on an H200; a last-block-done
+// update inside the first, with its fences and counter, about 2.5 µs — measured.)
 //
 // Sums are kept across iterations: the cluster totals k·(d+1) live in global memory for the
 // whole run, and an iteration only moves the rows whose label changed (m·q(x) subtracted from
@@ -26,27 +27,16 @@
 // change: it is the one the full search — and the CPU backend — would give.
 #pragma once
 
-#include <cub/block/block_reduce.cuh>
-
 #include <cstdint>
 
 #include "common/constants.h"
 #include "cuda/kernels/assign_common.cuh"
 #include "cuda/kernels/compact_args.cuh"
+#include "cuda/kernels/compact_block.cuh"
 #include "cuda/kernels/compact_geometry.cuh"
 #include "cuda/kernels/iteration_common.cuh"
 
 namespace kms::cuda {
-
-/// Adds a 64-bit value to a sum held as (lo: unsigned, hi: signed) 32-bit words in shared
-/// memory (see atomicAddWide): the carry out of the low word goes to the high word.
-__device__ __forceinline__ void atomicAddWide64(unsigned* lo, int* hi, long long v) {
-  const unsigned u = static_cast<unsigned>(v);
-  const int h = static_cast<int>(v >> 32);
-  const unsigned old = atomicAdd(lo, u);
-  const int delta = h + (old + u < old ? 1 : 0);
-  if (delta != 0) atomicAdd(hi, delta);
-}
 
 /// Exact nearest of all k staged rows, ties to the lower index (the CPU backend's answer).
 template <int D>
@@ -130,99 +120,6 @@ __device__ __forceinline__ void loadCompactRow(const CompactArgs<LabelT>& a, std
   r.count = a.counts ? __ldg(a.counts + at) : 1u;
   r.old_label = first ? LabelT(0) : a.labels_in[at];
   r.bound = first ? 0.0f : a.bounds[at];
-}
-
-/// Per-block state of the row pass.
-struct CompactBlock {
-  const float* rows;            // staged centroids
-  const float* half_gap;        // computeGeometry's, staged
-  const float* projection;      // ascending
-  const unsigned short* order;  // centroid at each position of `projection`
-  float top_norm;               // largest ‖c‖²
-  float drift_down;             // the run's drift D(t) rounded down (stored with new bounds)
-  float drift_up;               // and rounded up (taken off stored bounds)
-  float axis[kCompactMaxD];     // the unit axis of `projection`
-  const float* scale;           // fixed-point scales
-  unsigned* acc_lo;
-  int* acc_hi;
-};
-
-/// The set-up every compact assignment block (compactAssignKernel, tileAssignKernel) starts
-/// with: its dynamic shared memory (compactSharedBytes: the k staged rows, the k·(d + 1) sums'
-/// two words, zeroed, then half gaps, projections and their order, staged from a.geometry and
-/// a.order), the d fixed-point scales into `scale` (D floats, zero past d), the run's drift, and
-/// the centroids staged. Ends with __syncthreads.
-template <int D, typename LabelT>
-__device__ __forceinline__ CompactBlock setUpCompactBlock(const CompactArgs<LabelT>& a, int d,
-                                                          unsigned char* shared_raw, float* scale) {
-  const int k = a.k;
-  const int kd1 = k * (d + 1);
-  float* rows = reinterpret_cast<float*>(shared_raw);  // k × R
-  unsigned* acc_lo =
-      reinterpret_cast<unsigned*>(rows + static_cast<std::size_t>(k) * centroidRow(D));
-  int* acc_hi = reinterpret_cast<int*>(acc_lo + kd1);
-  float* half_gap = reinterpret_cast<float*>(acc_hi + kd1);  // k
-  float* projection = half_gap + k;                          // k
-  auto* order = reinterpret_cast<unsigned short*>(projection + k);
-  if (threadIdx.x < D)
-    scale[threadIdx.x] = static_cast<int>(threadIdx.x) < d ? a.coord_scale[threadIdx.x] : 0.0f;
-  for (int t = threadIdx.x; t < kd1; t += kCompactThreads) {
-    acc_lo[t] = 0u;
-    acc_hi[t] = 0;
-  }
-  for (int t = threadIdx.x; t < k; t += kCompactThreads) {
-    half_gap[t] = a.geometry[t];
-    projection[t] = a.geometry[k + t];
-    order[t] = a.order[t];
-  }
-  const double drift = a.update.counters->drift;
-  CompactBlock block{rows,
-                     half_gap,
-                     projection,
-                     order,
-                     a.geometry[2 * k],
-                     __double2float_rd(drift),
-                     __double2float_ru(drift),
-                     {},
-                     scale,
-                     acc_lo,
-                     acc_hi};
-#pragma unroll
-  for (int c = 0; c < kCompactMaxD; ++c)
-    block.axis[c] = a.axis[c];
-  stageCentroids<D>(rows, a.centroids_in, d, 0, k);  // ends with __syncthreads
-  return block;
-}
-
-/// The end of a compact assignment block, after writeBlockResults' barrier: its moved sums
-/// (k·(d + 1), the non-zero ones) into the kept totals.
-template <typename LabelT>
-__device__ __forceinline__ void addBlockSums(const CompactArgs<LabelT>& a, const CompactBlock& b,
-                                             int d) {
-  for (int t = threadIdx.x; t < a.k * (d + 1); t += kCompactThreads) {
-    const long long v = wideValue(b.acc_lo[t], b.acc_hi[t]);
-    if (v != 0) atomicAddInt64(a.totals + t, v);
-  }
-}
-
-/// Moves a row's exact sums m·q(x) and its count m from cluster `from` to `to` in the block's
-/// shared accumulators (on the first iteration, `first`: only adds them to `to`).
-template <int D>
-__device__ __forceinline__ void moveRowSums(const CompactBlock& b, int d, const float (&x)[D],
-                                            std::uint32_t count, int from, int to, bool first) {
-  const std::size_t t = static_cast<std::size_t>(to) * (d + 1);
-  const std::size_t f = static_cast<std::size_t>(from) * (d + 1);
-  const long long m = count;
-#pragma unroll
-  for (int c = 0; c < D; ++c) {
-    if (c < d) {
-      const long long q = m * exact::quantize(x[c], b.scale[c]);
-      atomicAddWide64(b.acc_lo + t + c, b.acc_hi + t + c, q);
-      if (!first) atomicAddWide64(b.acc_lo + f + c, b.acc_hi + f + c, -q);
-    }
-  }
-  atomicAddWide64(b.acc_lo + t + d, b.acc_hi + t + d, m);
-  if (!first) atomicAddWide64(b.acc_lo + f + d, b.acc_hi + f + d, -m);
 }
 
 /// Records a row's label; when it changed, moves the row's sums between the clusters.
@@ -476,53 +373,6 @@ __device__ __forceinline__ void warpSearchRow(const CompactArgs<LabelT>& a, cons
   settleLabel<D>(a, b, i, x, count, old_label, label, first, changed);
 }
 
-/// The end of an assignment block (every thread calls it): the block's inertia, changed count,
-/// rows searched (counted by lane 0s) and distances computed (every thread's) into its slots of
-/// a.block_inertia, block_changed and block_work (two per block). Each warp sums its four values
-/// by a butterfly, then warp 0 sums the warps' — a fixed order, so the inertia is the same on
-/// every run — with one barrier in all, after which the block's shared accumulators are complete.
-/// (A block reduction for the first two and shared atomics for the others, with three barriers,
-/// had been a fifth of the samples of the small cases' assignment kernels: Nsight Compute, H200.)
-template <typename LabelT>
-__device__ void writeBlockResults(const CompactArgs<LabelT>& a, double inertia,
-                                  unsigned long long changed, unsigned long long searched,
-                                  unsigned long long evaluated) {
-  constexpr int kWarps = kCompactThreads / 32;
-  __shared__ double warp_inertia[kWarps];
-  __shared__ unsigned long long warp_counts[3][kWarps];  // rows × k of a block can pass 2^32
-  const int lane = static_cast<int>(threadIdx.x) & 31, warp = static_cast<int>(threadIdx.x) >> 5;
-  for (int offset = 16; offset > 0; offset >>= 1) {
-    inertia += __shfl_xor_sync(kFullWarp, inertia, offset);
-    changed += __shfl_xor_sync(kFullWarp, changed, offset);
-    searched += __shfl_xor_sync(kFullWarp, searched, offset);
-    evaluated += __shfl_xor_sync(kFullWarp, evaluated, offset);
-  }
-  if (lane == 0) {
-    warp_inertia[warp] = inertia;
-    warp_counts[0][warp] = changed;
-    warp_counts[1][warp] = searched;
-    warp_counts[2][warp] = evaluated;
-  }
-  __syncthreads();
-  if (warp != 0) return;
-  inertia = lane < kWarps ? warp_inertia[lane] : 0.0;
-  changed = lane < kWarps ? warp_counts[0][lane] : 0ull;
-  searched = lane < kWarps ? warp_counts[1][lane] : 0ull;
-  evaluated = lane < kWarps ? warp_counts[2][lane] : 0ull;
-  for (int offset = kWarps / 2; offset > 0; offset >>= 1) {
-    inertia += __shfl_xor_sync(kFullWarp, inertia, offset);
-    changed += __shfl_xor_sync(kFullWarp, changed, offset);
-    searched += __shfl_xor_sync(kFullWarp, searched, offset);
-    evaluated += __shfl_xor_sync(kFullWarp, evaluated, offset);
-  }
-  if (lane == 0) {
-    a.block_inertia[blockIdx.x] = inertia;
-    a.block_changed[blockIdx.x] = changed;
-    a.block_work[2 * blockIdx.x] = searched;
-    a.block_work[2 * blockIdx.x + 1] = evaluated;
-  }
-}
-
 template <int D, typename LabelT>
 __global__ void __launch_bounds__(kCompactThreads) compactAssignKernel(CompactArgs<LabelT> a) {
   constexpr int P = compactRowsPerThread(D);
@@ -620,7 +470,7 @@ __global__ void __launch_bounds__(kCompactThreads) compactAssignKernel(CompactAr
     search(base + stride >= a.n);
   }
 
-  writeBlockResults(a, inertia, changed, searched, evaluated);  // its barrier: sums complete
+  writeBlockResults(a, {inertia, changed, searched, evaluated});  // its barrier: sums complete
   addBlockSums(a, block, d);
 }
 

@@ -10,6 +10,7 @@
 #include <cstdint>
 
 #include "cuda/kernels/compact_args.cuh"
+#include "cuda/kernels/compact_block.cuh"
 #include "cuda/kernels/compact_geometry.cuh"
 #include "cuda/kernels/iteration_common.cuh"
 #include "cuda/kernels/tile_shape.cuh"
@@ -26,35 +27,47 @@ __device__ __forceinline__ double takeTileInertia(const CompactArgs<LabelT>& a) 
   return inertia;
 }
 
-/// What the update block reduces: the assignment blocks' inertia and changed counts, and the
-/// clusters' largest shift and number of empty ones.
+/// What the update reduces: the assignment's scalars (WorkTotals), and the clusters' largest
+/// shift and number of empty ones.
 struct UpdateTotals {
-  double inertia;
-  unsigned long long changed;
-  float shift;
-  int empty;
-  unsigned long long searched, evaluated;
-  float drift_shift;  ///< largest shiftBound: what the drift grows by
+  WorkTotals work;
+  float shift = 0.0f;
+  int empty = 0;
+  float drift_shift = 0.0f;  ///< largest shiftBound: what the drift grows by
 };
 
 struct CombineTotals {
   __device__ __forceinline__ UpdateTotals operator()(const UpdateTotals& x,
                                                      const UpdateTotals& y) const {
-    return {x.inertia + y.inertia,
-            x.changed + y.changed,
-            fmaxf(x.shift, y.shift),
-            x.empty + y.empty,
-            x.searched + y.searched,
-            x.evaluated + y.evaluated,
-            fmaxf(x.drift_shift, y.drift_shift)};
+    UpdateTotals t;
+    t.work.inertia = x.work.inertia + y.work.inertia;
+    t.work.changed = x.work.changed + y.work.changed;
+    t.work.searched = x.work.searched + y.work.searched;
+    t.work.evaluated = x.work.evaluated + y.work.evaluated;
+    t.shift = fmaxf(x.shift, y.shift);
+    t.empty = x.empty + y.empty;
+    t.drift_shift = fmaxf(x.drift_shift, y.drift_shift);
+    return t;
   }
 };
 
-/// This thread's share of the assignment blocks' inertia and counts (blocks threadIdx.x,
-/// + kCompactThreads, …, in that fixed order), and on thread 0 the tile kernel's inertia.
+/// The assignment's scalars as this thread of the update starts from: a shard's (every GPU's,
+/// all-reduced into a.scalars: thread 0 only), or this thread's share of the assignment blocks'
+/// (blocks threadIdx.x, + kCompactThreads, …, in that fixed order; on thread 0 the tile kernel's
+/// inertia too, taken once per iteration).
 template <typename LabelT>
-__device__ __forceinline__ UpdateTotals assignmentPartials(const CompactArgs<LabelT>& a) {
-  UpdateTotals mine{0.0, 0ull, 0.0f, 0, 0ull, 0ull, 0.0f};
+__device__ __forceinline__ WorkTotals assignmentPartials(const CompactArgs<LabelT>& a) {
+  WorkTotals mine;
+  if (a.scalars_reduced) {
+    if (threadIdx.x == 0) {
+      mine.inertia = a.scalars->inertia;
+      mine.changed = a.scalars->changed;
+      mine.searched = a.scalars->searched;
+      mine.evaluated = a.scalars->evaluated;
+    }
+    return mine;
+  }
+#pragma unroll 4
   for (int b = threadIdx.x; b < a.blocks; b += kCompactThreads) {
     mine.inertia += a.block_inertia[b];
     mine.changed += a.block_changed[b];
@@ -63,6 +76,104 @@ __device__ __forceinline__ UpdateTotals assignmentPartials(const CompactArgs<Lab
   }
   if (a.tile_iteration && threadIdx.x == 0) mine.inertia += takeTileInertia(a);
   return mine;
+}
+
+/// Thread 0 of the update: the iteration's scalars, the run counters (the drift grown by
+/// `total.drift_shift`), the report and the convergence verdict.
+template <typename LabelT>
+__device__ __forceinline__ void reportUpdate(const CompactArgs<LabelT>& a,
+                                             const UpdateTotals& total, int iteration,
+                                             double drift) {
+  IterationScalars* s = a.scalars;
+  s->inertia = total.work.inertia;
+  s->changed = total.work.changed;
+  s->max_shift_bits = __float_as_uint(total.shift);
+  s->empty_count = total.empty;
+  RunCounters* run = a.update.counters;
+  run->drift_before = drift;
+  run->drift = grownDrift(drift, total.drift_shift);
+  run->iteration = iteration;
+  a.report->searched = total.work.searched;
+  a.report->evaluated = total.work.evaluated;
+  finalizeIteration(s, a.report, a.update, iteration);
+}
+
+/// What one centroid's update reads: its kept totals and its old coordinates (zero past d).
+/// Loaded apart from the arithmetic, so that a thread's loads for all its centroids are in
+/// flight together.
+template <int D>
+struct CentroidInputs {
+  long long sums[D];
+  long long weight;
+  float old[D];
+};
+
+template <int D, typename LabelT>
+__device__ __forceinline__ CentroidInputs<D> loadCentroid(const CompactArgs<LabelT>& a, int j) {
+  const int d = a.d;
+  const long long* row = a.update_totals + static_cast<std::size_t>(j) * (d + 1);
+  CentroidInputs<D> in;
+#pragma unroll
+  for (int c = 0; c < D; ++c) {
+    in.sums[c] = c < d ? row[c] : 0;
+    in.old[c] = c < d ? a.centroids_in[static_cast<std::size_t>(j) * d + c] : 0.0f;
+  }
+  in.weight = row[d];
+  return in;
+}
+
+/// The d fixed-point exponents of the sums (zero past d).
+template <int D, typename LabelT>
+__device__ __forceinline__ void loadExponents(const CompactArgs<LabelT>& a, int (&exponent)[D]) {
+#pragma unroll
+  for (int c = 0; c < D; ++c)
+    exponent[c] = c < a.d ? a.update.coord_exp[c] : 0;
+}
+
+/// One centroid's update: the mean of the kept totals (an empty cluster keeps its old centroid;
+/// zero past d), and its shares of the largest shift, of the drift's growth and of the empty
+/// count.
+template <int D>
+struct CentroidUpdate {
+  float fresh[D];
+  float shift = 0.0f, drift_shift = 0.0f;
+  int empty = 0;
+};
+
+/// Centroid j's CentroidUpdate from its inputs; with `write`, stores the new centroid and its
+/// empty flag.
+template <int D, typename LabelT>
+__device__ __forceinline__ CentroidUpdate<D> updateCentroid(const CompactArgs<LabelT>& a, int j,
+                                                            const CentroidInputs<D>& in,
+                                                            const int (&exponent)[D],
+                                                            bool write = true) {
+  const int d = a.d;
+  CentroidUpdate<D> u;
+  // exact::squaredDistance and shiftBound, unrolled over D (their loops over a runtime d kept
+  // both arrays in local memory).
+  float own2 = 0.0f, largest = 0.0f;
+#pragma unroll
+  for (int c = 0; c < D; ++c) {
+    u.fresh[c] = in.weight == 0
+                     ? in.old[c]
+                     : (c < d ? exact::meanFromSums(in.sums[c], exponent[c], in.weight, 0) : 0.0f);
+    if (c < d) {
+      const float diff = exact::sub(u.fresh[c], in.old[c]);
+      own2 = exact::add(own2, exact::mul(diff, diff));
+      largest = fmaxf(largest, fabsf(diff));
+    }
+  }
+  u.shift = in.weight == 0 ? 0.0f : sqrtf(own2);
+  u.drift_shift = shiftBoundFrom(largest, d, u.shift);
+  u.empty = in.weight == 0 ? 1 : 0;
+  if (write) {
+    float* nc = a.centroids_out + static_cast<std::size_t>(j) * d;
+#pragma unroll
+    for (int c = 0; c < D; ++c)
+      if (c < d) nc[c] = u.fresh[c];
+    a.empty_flags[j] = in.weight == 0 ? 1 : 0;
+  }
+  return u;
 }
 
 /// The update (one block, after the assignment kernel): totals → new centroids, empty flags,
@@ -78,66 +189,24 @@ __global__ void __launch_bounds__(kCompactThreads) compactUpdateKernel(CompactAr
   // the barrier for the round trip.
   const int iteration = threadIdx.x == 0 ? a.update.counters->iteration + 1 : 0;
   const double drift = threadIdx.x == 0 ? a.update.counters->drift : 0.0;
-  UpdateTotals mine{0.0, 0ull, 0.0f, 0, 0ull, 0ull, 0.0f};
-  if (!a.scalars_reduced) {
-    mine = assignmentPartials(a);
-  } else if (threadIdx.x == 0) {  // a shard: every GPU's totals, summed by the all-reduce
-    mine.inertia = a.scalars->inertia;
-    mine.changed = a.scalars->changed;
-    mine.searched = a.scalars->searched;
-    mine.evaluated = a.scalars->evaluated;
-  }
-  long long sums[J][D];
-  long long weights[J];
-  float old[J][D];
+  UpdateTotals mine;
+  mine.work = assignmentPartials(a);
   int exponent[D];
-#pragma unroll
-  for (int c = 0; c < D; ++c)
-    exponent[c] = c < d ? a.update.coord_exp[c] : 0;
+  loadExponents(a, exponent);
+  CentroidInputs<D> in[J];
 #pragma unroll
   for (int s = 0; s < J; ++s) {
     const int j = threadIdx.x + s * kCompactThreads;
-    if (j >= k) continue;
-    const long long* row = a.update_totals + static_cast<std::size_t>(j) * (d + 1);
-#pragma unroll
-    for (int c = 0; c < D; ++c)
-      sums[s][c] = c < d ? row[c] : 0;
-    weights[s] = row[d];
-#pragma unroll
-    for (int c = 0; c < D; ++c)
-      old[s][c] = c < d ? a.centroids_in[static_cast<std::size_t>(j) * d + c] : 0.0f;
+    if (j < k) in[s] = loadCentroid<D>(a, j);
   }
 #pragma unroll
   for (int s = 0; s < J; ++s) {
     const int j = threadIdx.x + s * kCompactThreads;
     if (j >= k) continue;
-    const long long weight = weights[s];
-    float fresh[D];
-#pragma unroll
-    for (int c = 0; c < D; ++c)
-      fresh[c] = weight == 0
-                     ? old[s][c]  // an empty cluster keeps its centroid
-                     : (c < d ? exact::meanFromSums(sums[s][c], exponent[c], weight, 0) : 0.0f);
-    float* nc = a.centroids_out + static_cast<std::size_t>(j) * d;
-#pragma unroll
-    for (int c = 0; c < D; ++c)
-      if (c < d) nc[c] = fresh[c];
-    // exact::squaredDistance and shiftBound, unrolled over D (their loops over a runtime d kept
-    // both arrays in local memory).
-    float own2 = 0.0f, largest = 0.0f;
-#pragma unroll
-    for (int c = 0; c < D; ++c) {
-      if (c < d) {
-        const float diff = exact::sub(fresh[c], old[s][c]);
-        own2 = exact::add(own2, exact::mul(diff, diff));
-        largest = fmaxf(largest, fabsf(diff));
-      }
-    }
-    const float own = weight == 0 ? 0.0f : sqrtf(own2);
-    mine.drift_shift = fmaxf(mine.drift_shift, shiftBoundFrom(largest, d, own));
-    a.empty_flags[j] = weight == 0 ? 1 : 0;
-    mine.shift = fmaxf(mine.shift, own);
-    mine.empty += weight == 0 ? 1 : 0;
+    const CentroidUpdate<D> u = updateCentroid<D>(a, j, in[s], exponent);
+    mine.shift = fmaxf(mine.shift, u.shift);
+    mine.drift_shift = fmaxf(mine.drift_shift, u.drift_shift);
+    mine.empty += u.empty;
   }
   using Reduce = cub::BlockReduce<UpdateTotals, kCompactThreads>;
   __shared__ typename Reduce::TempStorage temp;
@@ -151,165 +220,51 @@ __global__ void __launch_bounds__(kCompactThreads) compactUpdateKernel(CompactAr
   computeGeometry<D>(a.centroids_out, k, d, axis, a.geometry, a.order);
 }
 
-/// One centroid's update, as compactUpdateKernel does it for each of its clusters: the mean of
-/// the kept totals (an empty cluster keeps its old centroid; zero past d), and its shares of the
-/// largest shift, of the drift's growth and of the empty count.
-template <int D>
-struct CentroidUpdate {
-  float fresh[D];
-  float shift = 0.0f, drift_shift = 0.0f;
-  int empty = 0;
-};
-
-/// Centroid j's CentroidUpdate (a thread's own; `valid` false: zeros). With `write` it also
-/// stores the new centroid and its empty flag.
-template <int D, typename LabelT>
-__device__ __forceinline__ CentroidUpdate<D> updateOwnCentroid(const CompactArgs<LabelT>& a, int j,
-                                                               bool valid, bool write) {
-  const int d = a.d;
-  CentroidUpdate<D> u;
-#pragma unroll
-  for (int c = 0; c < D; ++c)
-    u.fresh[c] = 0.0f;
-  if (!valid) return u;
-  const long long* row = a.update_totals + static_cast<std::size_t>(j) * (d + 1);
-  long long sums[D];
-  float old[D];
-  int exponent[D];
-#pragma unroll
-  for (int c = 0; c < D; ++c) {
-    sums[c] = c < d ? row[c] : 0;
-    old[c] = c < d ? a.centroids_in[static_cast<std::size_t>(j) * d + c] : 0.0f;
-    exponent[c] = c < d ? a.update.coord_exp[c] : 0;
-  }
-  const long long weight = row[d];
-  float own2 = 0.0f, largest = 0.0f;
-#pragma unroll
-  for (int c = 0; c < D; ++c) {
-    u.fresh[c] = weight == 0
-                     ? old[c]
-                     : (c < d ? exact::meanFromSums(sums[c], exponent[c], weight, 0) : 0.0f);
-    if (c < d) {
-      const float diff = exact::sub(u.fresh[c], old[c]);
-      own2 = exact::add(own2, exact::mul(diff, diff));
-      largest = fmaxf(largest, fabsf(diff));
-    }
-  }
-  u.shift = weight == 0 ? 0.0f : sqrtf(own2);
-  u.drift_shift = shiftBoundFrom(largest, d, u.shift);
-  u.empty = weight == 0 ? 1 : 0;
-  if (write) {
-    float* nc = a.centroids_out + static_cast<std::size_t>(j) * d;
-#pragma unroll
-    for (int c = 0; c < D; ++c)
-      if (c < d) nc[c] = u.fresh[c];
-    a.empty_flags[j] = weight == 0 ? 1 : 0;
-  }
-  return u;
-}
-
-/// Thread 0 of the update: the iteration's scalars, the run counters (the drift grown by
-/// `total.drift_shift`), the report and the convergence verdict.
-template <typename LabelT>
-__device__ __forceinline__ void reportUpdate(const CompactArgs<LabelT>& a,
-                                             const UpdateTotals& total, int iteration,
-                                             double drift) {
-  IterationScalars* s = a.scalars;
-  s->inertia = total.inertia;
-  s->changed = total.changed;
-  s->max_shift_bits = __float_as_uint(total.shift);
-  s->empty_count = total.empty;
-  RunCounters* run = a.update.counters;
-  run->drift_before = drift;
-  run->drift = grownDrift(drift, total.drift_shift);
-  run->iteration = iteration;
-  a.report->searched = total.searched;
-  a.report->evaluated = total.evaluated;
-  finalizeIteration(s, a.report, a.update, iteration);
-}
-
 /// Whether the update runs compactSmallUpdateKernel: k within one warp.
 __host__ __device__ constexpr bool smallUpdate(int k) {
   return k <= 32;
 }
 
 /// compactUpdateKernel for k ≤ 32 (smallUpdate), with one barrier instead of a dozen: the block
-/// sums the assignment blocks' partials (a warp butterfly each, then warp 0 over the eight warps'
-/// results, in a fixed order), and warp 0 alone does the rest with lane j on centroid j — the
-/// means, the shift and empty-cluster reductions and the geometry by shuffles (ranks by counting,
-/// nearest others by brute force: the keys, distances and minima of computeGeometry, so the same
-/// geometry). Its centroid loads go out before the barrier. The update of small k is a chain of
-/// latencies, not work: the one-block kernel's barriers and shared round trips had made it about
-/// 6 µs of every 17 µs iteration on a million rows of d = 1 (Nsight Compute, H200).
+/// sums the assignment blocks' partials (blockSumWork), and warp 0 alone does the rest with lane
+/// j on centroid j — the means, the shift and empty-cluster reductions and the geometry by
+/// shuffles (ranks by counting, nearest others by brute force: the keys, distances and minima of
+/// computeGeometry, so the same geometry). Its centroid loads go out before the barrier. The
+/// update of small k is a chain of latencies, not work: the one-block kernel's barriers and
+/// shared round trips had made it about 6 µs of every 17 µs iteration on a million rows of d = 1
+/// (Nsight Compute, H200); this kernel took 0.0170 → 0.0156 ms off a photo's 538,753 distinct
+/// colours at k = 16 (same machine).
 template <int D, typename LabelT>
 __global__ void __launch_bounds__(kCompactThreads) compactSmallUpdateKernel(CompactArgs<LabelT> a) {
-  constexpr int kWarps = kCompactThreads / 32;
   const int k = a.k;
-  const int lane = static_cast<int>(threadIdx.x) & 31, warp = static_cast<int>(threadIdx.x) >> 5;
-  const bool mine_centroid = warp == 0 && lane < k;
+  const int lane = static_cast<int>(threadIdx.x) & 31;
+  const bool mine_centroid = threadIdx.x < 32 && lane < k;
   int iteration = 0;
   double drift = 0.0;
-  if (warp == 0 && lane == 0) {
+  if (threadIdx.x == 0) {
     iteration = a.update.counters->iteration + 1;
     drift = a.update.counters->drift;
   }
-  // The assignment blocks' partials: each thread's in block order, each warp's by a butterfly.
-  UpdateTotals part{0.0, 0ull, 0.0f, 0, 0ull, 0ull, 0.0f};
-  if (!a.scalars_reduced) {
-#pragma unroll 4
-    for (int b = threadIdx.x; b < a.blocks; b += kCompactThreads) {
-      part.inertia += a.block_inertia[b];
-      part.changed += a.block_changed[b];
-      part.searched += a.block_work[2 * b];
-      part.evaluated += a.block_work[2 * b + 1];
-    }
-    for (int offset = 16; offset > 0; offset >>= 1) {
-      part.inertia += __shfl_xor_sync(kFullWarp, part.inertia, offset);
-      part.changed += __shfl_xor_sync(kFullWarp, part.changed, offset);
-      part.searched += __shfl_xor_sync(kFullWarp, part.searched, offset);
-      part.evaluated += __shfl_xor_sync(kFullWarp, part.evaluated, offset);
-    }
-  }
-  __shared__ double warp_inertia[kWarps];
-  __shared__ unsigned long long warp_counts[3][kWarps];
-  if (lane == 0) {
-    warp_inertia[warp] = part.inertia;
-    warp_counts[0][warp] = part.changed;
-    warp_counts[1][warp] = part.searched;
-    warp_counts[2][warp] = part.evaluated;
-  }
-  // Lane j of warp 0: centroid j's mean, shift and the drift's share (its loads overlap the
-  // other warps' partials).
-  const CentroidUpdate<D> u = updateOwnCentroid<D>(a, lane, mine_centroid, true);
-  __syncthreads();
-  if (warp != 0) return;
-  UpdateTotals total{0.0, 0ull, 0.0f, 0, 0ull, 0ull, 0.0f};
-  if (!a.scalars_reduced) {
-    if (lane < kWarps) {
-      total.inertia = warp_inertia[lane];
-      total.changed = warp_counts[0][lane];
-      total.searched = warp_counts[1][lane];
-      total.evaluated = warp_counts[2][lane];
-    }
-    for (int offset = kWarps / 2; offset > 0; offset >>= 1) {
-      total.inertia += __shfl_xor_sync(kFullWarp, total.inertia, offset);
-      total.changed += __shfl_xor_sync(kFullWarp, total.changed, offset);
-      total.searched += __shfl_xor_sync(kFullWarp, total.searched, offset);
-      total.evaluated += __shfl_xor_sync(kFullWarp, total.evaluated, offset);
-    }
-    if (a.tile_iteration && lane == 0) total.inertia += takeTileInertia(a);
-  } else if (lane == 0) {  // a shard: every GPU's totals, summed by the all-reduce
-    total.inertia = a.scalars->inertia;
-    total.changed = a.scalars->changed;
-    total.searched = a.scalars->searched;
-    total.evaluated = a.scalars->evaluated;
-  }
+  int exponent[D];
+  loadExponents(a, exponent);
+  CentroidInputs<D> in{};
+  if (mine_centroid) in = loadCentroid<D>(a, lane);
+  UpdateTotals total;
+  total.work = blockSumWork(assignmentPartials(a));  // its barrier
+  if (threadIdx.x >= 32) return;
+  // Lane j: centroid j's mean, shift and the drift's share.
+  CentroidUpdate<D> u;
+  if (mine_centroid) u = updateCentroid<D>(a, lane, in, exponent);
   total.shift = warpMax(u.shift);
   total.drift_shift = warpMax(u.drift_shift);
   total.empty = warpSum(u.empty);
   if (lane == 0) reportUpdate(a, total, iteration, drift);
-  const float(&fresh)[D] = u.fresh;
-  // The geometry of the new centroids (computeGeometry's small-k branch, by shuffles).
+  // The geometry of the new centroids (computeGeometry's small-k branch, by shuffles); lanes
+  // past k hold zeros and are never read.
+  float fresh[D];
+#pragma unroll
+  for (int c = 0; c < D; ++c)
+    fresh[c] = mine_centroid ? u.fresh[c] : 0.0f;
   float key = 0.0f, norm = 0.0f;
 #pragma unroll
   for (int c = 0; c < D; ++c) {
@@ -358,21 +313,15 @@ __global__ void __launch_bounds__(kCompactThreads)
     iteration = a.update.counters->iteration + 1;
     drift = a.update.counters->drift;
   }
-  UpdateTotals mine{0.0, 0ull, 0.0f, 0, 0ull, 0ull, 0.0f};
-  if (lead) {
-    if (!a.scalars_reduced) {
-      mine = assignmentPartials(a);
-    } else if (j == 0) {  // a shard: every GPU's totals, summed by the all-reduce
-      mine.inertia = a.scalars->inertia;
-      mine.changed = a.scalars->changed;
-      mine.searched = a.scalars->searched;
-      mine.evaluated = a.scalars->evaluated;
-    }
-  }
-  const CentroidUpdate<D> u = updateOwnCentroid<D>(a, j, j < k, lead);
+  UpdateTotals mine;
+  if (lead) mine.work = assignmentPartials(a);
+  int exponent[D];
+  loadExponents(a, exponent);
+  CentroidUpdate<D> u;
+  if (j < k) u = updateCentroid<D>(a, j, loadCentroid<D>(a, j), exponent, lead);
 #pragma unroll
   for (int c = 0; c < S; ++c)
-    sh.all[j * S + c] = c < D ? u.fresh[c] : 0.0f;
+    sh.all[j * S + c] = c < D && j < k ? u.fresh[c] : 0.0f;
   if (lead) {
     mine.shift = u.shift;
     mine.drift_shift = u.drift_shift;
@@ -391,10 +340,7 @@ __global__ void __launch_bounds__(kCompactThreads)
 template <typename LabelT>
 __global__ void __launch_bounds__(kCompactThreads)
     compactShardScalarsKernel(CompactArgs<LabelT> a) {
-  const UpdateTotals mine = assignmentPartials(a);
-  using Reduce = cub::BlockReduce<UpdateTotals, kCompactThreads>;
-  __shared__ typename Reduce::TempStorage temp;
-  const UpdateTotals total = Reduce(temp).Reduce(mine, CombineTotals{});
+  const WorkTotals total = blockSumWork(assignmentPartials(a));
   if (threadIdx.x == 0) {
     a.scalars->inertia = total.inertia;
     a.scalars->changed = total.changed;

@@ -461,7 +461,7 @@ __global__ void __launch_bounds__(kCompactThreads, 4) tileAssignKernel(CompactAr
 
   // As compactAssignKernel: the block's scalars (its inertia went to the grid above), then its
   // sums into the kept totals.
-  writeBlockResults(a, 0.0, changed, searched, evaluated);  // its barrier: sums complete
+  writeBlockResults(a, {0.0, changed, searched, evaluated});  // its barrier: sums complete
   addBlockSums(a, block, D);
 }
 

@@ -248,7 +248,7 @@ __global__ void __launch_bounds__(kCompactThreads) wideAssignKernel(CompactArgs<
     }
   }
 
-  writeBlockResults(a, inertia, changed, searched, evaluated);
+  writeBlockResults(a, {inertia, changed, searched, evaluated});
 }
 
 /// Each centroid's half gap (halfGap, as computeGeometry's) into geometry[0, k): every block stages
