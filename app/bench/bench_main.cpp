@@ -3,7 +3,7 @@
 // docs/benchmarks.md with the device name.
 //
 //   kmeans-bench [--quick] [--iterations N] [--warmup N] [--cpu-iterations N] [--no-gpu]
-//                [--no-cpu] [--only SUBSTRING] [--markdown FILE] [--photo FILE.ppm]
+//                [--no-cpu] [--only SUBSTRING[|SUBSTRING…]] [--markdown FILE] [--photo FILE.ppm]
 //
 // With --photo, a real photograph (binary PPM) adds cases on its pixels one by one and on its
 // distinct colours with their counts, and the time to compact it (CPU and GPU).
@@ -41,7 +41,7 @@ struct Options {
   int warmup = 10;
   int cpu_iterations = 5;
   std::string markdown;
-  std::string only;       // run only cases whose name contains this
+  std::string only;       // run only cases whose name contains one of these ('|' between)
   std::size_t sweep = 0;  // --sweep N: time a k = 2..20 sweep, best of 4, on N 2-D points
   std::string photo;      // binary PPM of a real photograph
 };
@@ -158,6 +158,19 @@ std::string timeAcrossGpus(const BenchCase& c, const kms::bench::BenchData& data
          (identical ? "yes" : "NO") + " |\n";
 }
 
+/// Whether case `name` is run: `only` empty, or one of its '|'-separated parts in the name.
+bool selected(const std::string& name, const std::string& only) {
+  if (only.empty()) return true;
+  std::size_t begin = 0;
+  while (true) {
+    const std::size_t end = only.find('|', begin);
+    const std::string part = only.substr(begin, end == std::string::npos ? end : end - begin);
+    if (!part.empty() && name.find(part) != std::string::npos) return true;
+    if (end == std::string::npos) return false;
+    begin = end + 1;
+  }
+}
+
 Options parse(int argc, char** argv) {
   Options o;
   for (int i = 1; i < argc; ++i) {
@@ -195,7 +208,8 @@ Options parse(int argc, char** argv) {
     } else if (a == "--help" || a == "-h") {
       std::printf(
           "usage: kmeans-bench [--quick] [--iterations N] [--warmup N] [--cpu-iterations N] "
-          "[--no-gpu] [--no-cpu] [--only SUBSTRING] [--markdown FILE] [--photo FILE.ppm] "
+          "[--no-gpu] [--no-cpu] [--only SUBSTRING[|SUBSTRING...]] [--markdown FILE] "
+          "[--photo FILE.ppm] "
           "[--sweep N] [--version]\n");
       std::exit(0);
     } else {
@@ -333,7 +347,7 @@ int main(int argc, char** argv) {
   std::ostringstream multi_table;
   const int gpus = ceilings ? kms::cudaStatus().device_count : 0;
   for (const BenchCase& c : kms::bench::benchCases(opt.quick, photo_ptr)) {
-    if (!opt.only.empty() && c.name.find(opt.only) == std::string::npos) continue;
+    if (!selected(c.name, opt.only)) continue;
     if (c.all_gpus) {
       if (gpus < 2) {
         std::printf("%-34s skipped: needs two or more GPUs (%d here)\n", c.name.c_str(), gpus);

