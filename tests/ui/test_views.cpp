@@ -258,6 +258,36 @@ TEST(Charts, HoveringTheConvergenceChartReadsValues) {
       << chart.hoverText().toStdString();
 }
 
+// The legend (inertia, PSNR, points changed, largest shift) stays inside the chart: one row when
+// the chart is wide, two entries to a row in a narrow dock, and back again.
+TEST(Charts, TheConvergenceLegendFitsTheChartsWidth) {
+  ConvergenceChart chart;
+  chart.append(records(1, 12));
+  kms::app::Quality quality;
+  quality.psnr = 23.0;
+  chart.addQuality(3, quality);  // a picture's run: the PSNR entry shows too
+  chart.show();
+  const auto legendRows = [&](int width) {
+    chart.resize(width, 320);
+    QCoreApplication::processEvents();
+    chart.refresh();
+    chart.plot()->replot();
+    const QCPLegend* legend = chart.plot()->findChild<QCPLegend*>();
+    EXPECT_NE(legend, nullptr);
+    std::set<int> rows;
+    for (int i = 0; legend && i < legend->itemCount(); ++i) {
+      const QCPAbstractLegendItem* item = legend->item(i);
+      if (!item->realVisibility()) continue;
+      EXPECT_LE(item->outerRect().right(), chart.plot()->width()) << "at width " << width;
+      rows.insert(item->outerRect().top());
+    }
+    return rows.size();
+  };
+  EXPECT_EQ(legendRows(900), 1u);
+  EXPECT_EQ(legendRows(380), 2u);
+  EXPECT_EQ(legendRows(900), 1u);
+}
+
 TEST(ScatterView, ThinsLargeCloudsForDrawingOnly) {
   ScatterView view(ScatterView::Projection::Axes);
   view.resize(600, 400);

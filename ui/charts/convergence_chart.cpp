@@ -1,6 +1,7 @@
 #include "charts/convergence_chart.h"
 
 #include <qcustomplot.h>
+#include <QResizeEvent>
 #include <QVBoxLayout>
 
 #include <algorithm>
@@ -249,6 +250,7 @@ void ConvergenceChart::rescale() {
   psnrAxis->setBasePen(pictures ? QPen(kPsnr.darker(130)) : QPen(QColor(0xd1, 0xd5, 0xdb)));
   psnr_->setVisible(pictures);
   if (QCPAbstractLegendItem* item = legend_->itemWithPlottable(psnr_)) item->setVisible(pictures);
+  fitLegend(plot_->width());
   if (pictures) {
     bool found = false;
     const QCPRange r = psnr_->data()->valueRange(found);
@@ -311,10 +313,30 @@ void ConvergenceChart::onMouseMove(QMouseEvent* event) {
 QImage ConvergenceChart::toImage(const QSize& size) {
   refresh();
   title_->setText(tr("Convergence"));
+  fitLegend(size.width());
   const QImage image = plot_->toPixmap(size.width(), size.height()).toImage();
   title_->setText(QString());
+  fitLegend(plot_->width());
   plot_->replot(QCustomPlot::rpQueuedReplot);
   return image;
+}
+
+void ConvergenceChart::resizeEvent(QResizeEvent* event) {
+  QWidget::resizeEvent(event);
+  fitLegend(event->size().width());  // the plot fills this widget
+  plot_->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void ConvergenceChart::fitLegend(int width) {
+  // Four entries in one row need about 500 pixels; a docked chart is often narrower, and a
+  // single row would run past its right edge. The entries' size hints fall a little short of
+  // what their text takes when drawn (seen under Xvfb at 570 pixels), hence a quarter more.
+  const auto arrange = [this](int per_row) {
+    legend_->setWrap(per_row);
+    legend_->setFillOrder(QCPLegend::foColumnsFirst, true);
+  };
+  arrange(0);
+  if (legend_->minimumOuterSizeHint().width() * 5 / 4 > width) arrange(2);
 }
 
 }  // namespace kms::ui

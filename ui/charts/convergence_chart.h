@@ -22,6 +22,7 @@ class QCPLegend;
 class QCPTextElement;
 class QCPItemTracer;
 class QMouseEvent;
+class QResizeEvent;
 
 namespace kms::ui {
 
@@ -45,9 +46,14 @@ class ConvergenceChart : public QWidget {
   /// What the hover label shows now (empty when hidden).
   QString hoverText() const;
 
+ protected:
+  void resizeEvent(QResizeEvent* event) override;
+
  private:
   void onMouseMove(QMouseEvent* event);
   void rescale();
+  /// The legend in one row when its entries fit `width` pixels, otherwise two to a row.
+  void fitLegend(int width);
 
   QCustomPlot* plot_;
   QCPTextElement* title_;
