@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Builds the Debian package from build/ (as scripts/build.sh makes it) and checks it: the files a
 # desktop expects, the dependencies dpkg-shlibdeps found (no CUDA runtime: it is linked
-# statically), the desktop entry and AppStream metadata validate, and the packaged programs
-# start (--version, no display needed) from an unpacked copy.
+# statically into the engine library), the desktop entry and AppStream metadata validate, and the
+# packaged programs start (--version, no display needed) from an unpacked copy, with the
+# package's own engine library.
 #   scripts/package.sh        → build/kmeans-studio_<version>_<arch>.deb
 # Install it with: sudo apt install ./build/kmeans-studio_*.deb
 set -euo pipefail
@@ -16,7 +17,8 @@ fail() { echo "package: $deb: $*" >&2; exit 1; }
 
 contents=$(dpkg-deb -c "$deb")
 app=org.kmeansstudio.KMeansStudio
-expected=(usr/bin/kmeans-studio usr/bin/kmeans-cli usr/bin/kmeans-bench
+engine=usr/lib/kmeans-studio/libkmeans_engine.so
+expected=(usr/bin/kmeans-studio usr/bin/kmeans-cli usr/bin/kmeans-bench "$engine"
           "usr/share/applications/$app.desktop" "usr/share/metainfo/$app.metainfo.xml"
           usr/share/man/man1/kmeans-cli.1.gz usr/share/icons/hicolor/scalable/apps/kmeans-studio.svg
           usr/share/kmeans-studio/samples/tulip-field.png usr/share/kmeans-studio/samples/blobs-2d.csv
@@ -40,6 +42,9 @@ dpkg-deb -x "$deb" "$unpacked"
 for program in kmeans-studio kmeans-cli kmeans-bench; do
   binary="$unpacked/usr/bin/$program"
   if ldd "$binary" | grep -E "not found|libcudart"; then fail "$program: unexpected libraries"; fi
+  loaded=$(ldd "$binary" | awk '/libkmeans_engine\.so =>/ {print $3}')
+  [ -n "$loaded" ] && [ "$(realpath "$loaded")" = "$(realpath "$unpacked/$engine")" ] ||
+    fail "$program does not load the packaged engine (it loads '$loaded')"
   version=$(env -u DISPLAY -u WAYLAND_DISPLAY -u QT_QPA_PLATFORM "$binary" --version)
   echo "$program --version: $version"
   grep -q "0\.\|[0-9]\." <<< "$version" || fail "$program --version printed '$version'"

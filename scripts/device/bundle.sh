@@ -15,7 +15,11 @@ mkdir -p device-bundle
 cp build-device/tests/gpu_tests build-device/tests/engine_tests build-device/app/bench/kmeans-bench \
   scripts/device/gpu-checks.sh scripts/device/photo_vs_pytorch.py scripts/device/stack_photos.py \
   device-bundle/
+# The engine is a shared library: the programs find it beside them (gpu-checks.sh sets
+# LD_LIBRARY_PATH; the Qt bundle below copies it into qt/lib).
+cp build-device/gpu/libkmeans_engine.so device-bundle/
 strip device-bundle/gpu_tests device-bundle/engine_tests device-bundle/kmeans-bench
+strip --strip-unneeded device-bundle/libkmeans_engine.so
 # Real photographs for the photo benchmark (any JPEG in $KMS_BENCH_PHOTOS).
 if [ -n "${KMS_BENCH_PHOTOS:-}" ]; then
   mkdir -p device-bundle/photos

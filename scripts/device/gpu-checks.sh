@@ -6,6 +6,7 @@
 # Logs and results go to $OUT (the device tool brings them back).
 set -uo pipefail
 B=$(cd "$(dirname "$0")" && pwd)
+export LD_LIBRARY_PATH="$B${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"  # libkmeans_engine.so
 OUT=${OUT:-/tmp/kms-out}
 mkdir -p "$OUT"
 mode=${1:-all}

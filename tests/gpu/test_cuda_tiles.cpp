@@ -259,5 +259,51 @@ TEST(CudaTiles, RepeatRunsAreBitIdentical) {
   EXPECT_EQ(centroids[0], centroids[1]);
 }
 
+// A second run on the same engine starts with the tiles' state the first one left (owners,
+// bounds, the iteration's shared counters, labels in the sorted order): it must be the first run
+// again — inertia to the last bit, changed counts, centroids, labels — as a fresh engine's is,
+// also across a snapshot capture, which rewrites every label into the other half.
+TEST(CudaTiles, ASecondRunOnTheSameEngineIsTheFirstAgain) {
+  KMS_REQUIRE_CUDA();
+  const auto p = picture(700, 500, 3, 31, 4);
+  const DataView view{p.data(), p.size() / 3, 3};
+  KMeansConfig config;
+  config.k = 64;
+  config.seed = 8;
+  config.tolerance = 0;
+  config.max_iterations = 30;
+  config.empty_clusters = EmptyClusterPolicy::ReseedFarthest;
+  struct Run {
+    std::vector<double> inertia;
+    std::vector<std::size_t> changed;
+    Snapshot last;
+  };
+  const auto run = [&](Engine& e) {
+    Run r;
+    e.initialize(config);
+    for (int it = 0; it < 30; ++it) {
+      if (it == 12) e.requestSnapshot();
+      const IterationStats s = e.step();
+      r.inertia.push_back(s.inertia);
+      r.changed.push_back(s.changed);
+    }
+    e.snapshot(r.last);
+    return r;
+  };
+  auto used = createEngine(BackendKind::Cuda, tilesAlways()).engine;
+  used->setData(view);
+  const Run first = run(*used);
+  const Run second = run(*used);  // starts from the state the first run left
+  auto fresh = createEngine(BackendKind::Cuda, tilesAlways()).engine;
+  fresh->setData(view);
+  const Run third = run(*fresh);
+  for (const Run* other : {&second, &third}) {
+    EXPECT_EQ(first.inertia, other->inertia);
+    EXPECT_EQ(first.changed, other->changed);
+    EXPECT_EQ(first.last.centred_centroids, other->last.centred_centroids);
+    EXPECT_EQ(first.last.labels, other->last.labels);
+  }
+}
+
 }  // namespace
 }  // namespace kms
