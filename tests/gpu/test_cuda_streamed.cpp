@@ -145,7 +145,7 @@ TEST(CudaStreamed, AFullDeviceStreamsTheDataInstead) {
   ASSERT_GT(free_bytes, keep);
   const cudaError_t taken = cudaMalloc(&hog.p, free_bytes - keep);
   if (taken != cudaSuccess) {
-    cudaGetLastError();  // clear it, or the next launch check in this process reports it
+    cudaGetLastError();  // clear it (this test's own CUDA runtime keeps it until read)
     GTEST_SKIP() << "could not take the device's free memory: " << cudaGetErrorString(taken);
   }
   engine->setData(DataView{p.data(), 400000, 16});

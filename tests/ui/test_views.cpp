@@ -258,34 +258,48 @@ TEST(Charts, HoveringTheConvergenceChartReadsValues) {
       << chart.hoverText().toStdString();
 }
 
-// The legend (inertia, PSNR, points changed, largest shift) stays inside the chart: one row when
-// the chart is wide, two entries to a row in a narrow dock, and back again.
+// The legend (inertia, PSNR for pictures, points changed, largest shift) stays inside the chart:
+// one row when the chart is wide, fewer entries to a row in a narrow dock, and back again.
 TEST(Charts, TheConvergenceLegendFitsTheChartsWidth) {
   ConvergenceChart chart;
   chart.append(records(1, 12));
-  kms::app::Quality quality;
-  quality.psnr = 23.0;
-  chart.addQuality(3, quality);  // a picture's run: the PSNR entry shows too
   chart.show();
+  const QCPLegend* legend = chart.plot()->findChild<QCPLegend*>();
+  ASSERT_NE(legend, nullptr);
+  // The legend's entries (a wrapped grid has empty cells, where item() is null).
+  const auto entries = [&] {
+    std::vector<const QCPAbstractLegendItem*> items;
+    for (int i = 0; i < legend->itemCount(); ++i)
+      if (legend->item(i)) items.push_back(legend->item(i));
+    return items;
+  };
+  // Rows of entries at `width`; every entry inside the chart.
   const auto legendRows = [&](int width) {
     chart.resize(width, 320);
     QCoreApplication::processEvents();
     chart.refresh();
     chart.plot()->replot();
-    const QCPLegend* legend = chart.plot()->findChild<QCPLegend*>();
-    EXPECT_NE(legend, nullptr);
     std::set<int> rows;
-    for (int i = 0; legend && i < legend->itemCount(); ++i) {
-      const QCPAbstractLegendItem* item = legend->item(i);
-      if (!item->realVisibility()) continue;
+    for (const QCPAbstractLegendItem* item : entries()) {
       EXPECT_LE(item->outerRect().right(), chart.plot()->width()) << "at width " << width;
       rows.insert(item->outerRect().top());
     }
     return rows.size();
   };
+  EXPECT_EQ(entries().size(), 3u);  // no PSNR for points
   EXPECT_EQ(legendRows(900), 1u);
-  EXPECT_EQ(legendRows(380), 2u);
+  EXPECT_GE(legendRows(260), 2u);
+  kms::app::Quality quality;
+  quality.psnr = 23.0;
+  chart.addQuality(3, quality);  // a picture's run: the PSNR entry joins
   EXPECT_EQ(legendRows(900), 1u);
+  EXPECT_EQ(entries().size(), 4u);
+  EXPECT_GE(legendRows(380), 2u);
+  EXPECT_EQ(legendRows(900), 1u);
+  chart.clear();  // a new run of points: PSNR goes again
+  chart.append(records(1, 5));
+  EXPECT_EQ(legendRows(900), 1u);
+  EXPECT_EQ(entries().size(), 3u);
 }
 
 TEST(ScatterView, ThinsLargeCloudsForDrawingOnly) {

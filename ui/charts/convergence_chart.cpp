@@ -155,10 +155,11 @@ ConvergenceChart::ConvergenceChart(QWidget* parent)
   legend->setBorderPen(Qt::NoPen);
   legend->setBrush(Qt::NoBrush);
   legend->setFont(font());
-  legend->setMargins(QMargins(0, 2, 0, 0));
-  for (QCPGraph* g : {inertia_, psnr_, changed_, shift_})
-    legend->addItem(new QCPPlottableLegendItem(legend, g));
+  // Room on the right: the last entry's text can run a few pixels past its size hint (seen under
+  // Xvfb), and the dock's frame would cut it.
+  legend->setMargins(QMargins(0, 2, 12, 0));
   legend->setMinimumSize(0, 0);
+  fillLegend(false);
 
   tracer_ = new QCPItemTracer(plot_);
   tracer_->setClipAxisRect(top_);
@@ -249,8 +250,7 @@ void ConvergenceChart::rescale() {
   psnrAxis->setLabel(pictures ? tr("PSNR (dB)") : QString());
   psnrAxis->setBasePen(pictures ? QPen(kPsnr.darker(130)) : QPen(QColor(0xd1, 0xd5, 0xdb)));
   psnr_->setVisible(pictures);
-  if (QCPAbstractLegendItem* item = legend_->itemWithPlottable(psnr_)) item->setVisible(pictures);
-  fitLegend(plot_->width());
+  if (pictures != (legend_->itemWithPlottable(psnr_) != nullptr)) fillLegend(pictures);
   if (pictures) {
     bool found = false;
     const QCPRange r = psnr_->data()->valueRange(found);
@@ -327,16 +327,41 @@ void ConvergenceChart::resizeEvent(QResizeEvent* event) {
   plot_->replot(QCustomPlot::rpQueuedReplot);
 }
 
+void ConvergenceChart::fillLegend(bool pictures) {
+  // Entries for the graphs shown, in the panels' order (a hidden entry would still take its
+  // place in a wrapped grid).
+  legend_->clearItems();
+  for (QCPGraph* g : {inertia_, psnr_, changed_, shift_})
+    if (g != psnr_ || pictures) legend_->addItem(new QCPPlottableLegendItem(legend_, g));
+  fitLegend(plot_->width());
+}
+
 void ConvergenceChart::fitLegend(int width) {
-  // Four entries in one row need about 500 pixels; a docked chart is often narrower, and a
-  // single row would run past its right edge. The entries' size hints fall a little short of
-  // what their text takes when drawn (seen under Xvfb at 570 pixels), hence a quarter more.
-  const auto arrange = [this](int per_row) {
-    legend_->setWrap(per_row);
-    legend_->setFillOrder(QCPLegend::foColumnsFirst, true);
+  // As many entries a row as fit `width` (all, two or one: a docked chart is often narrower
+  // than the 500 pixels a single row takes, which would run past its edge). The entries' size
+  // hints fall a little short of what their text takes when drawn (seen under Xvfb), hence a
+  // quarter more.
+  // The entries' widths in order (a wrapped grid has empty cells: item() gives null there).
+  std::vector<int> widths;
+  for (int i = 0; i < legend_->itemCount(); ++i)
+    if (const QCPAbstractLegendItem* item = legend_->item(i))
+      widths.push_back(item->minimumOuterSizeHint().width());
+  const int count = static_cast<int>(widths.size());
+  const auto rowWidth = [&](int per_row) {
+    int total = 0;
+    for (int column = 0; column < per_row; ++column) {
+      int widest = 0;
+      for (int i = column; i < count; i += per_row)
+        widest = std::max(widest, widths[static_cast<std::size_t>(i)]);
+      total += widest + (column > 0 ? legend_->columnSpacing() : 0);
+    }
+    return total * 5 / 4 + legend_->margins().left() + legend_->margins().right();
   };
-  arrange(0);
-  if (legend_->minimumOuterSizeHint().width() * 5 / 4 > width) arrange(2);
+  int per_row = count;
+  while (per_row > 1 && rowWidth(per_row) > width)
+    per_row = per_row > 2 ? 2 : 1;
+  legend_->setWrap(per_row < count ? per_row : 0);
+  legend_->setFillOrder(QCPLegend::foColumnsFirst, true);
 }
 
 }  // namespace kms::ui

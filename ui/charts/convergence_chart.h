@@ -52,7 +52,9 @@ class ConvergenceChart : public QWidget {
  private:
   void onMouseMove(QMouseEvent* event);
   void rescale();
-  /// The legend in one row when its entries fit `width` pixels, otherwise two to a row.
+  /// The legend's entries: inertia, PSNR (pictures only), points changed, largest shift.
+  void fillLegend(bool pictures);
+  /// As many of the legend's entries a row as fit `width` pixels: all, two or one.
   void fitLegend(int width);
 
   QCustomPlot* plot_;
