@@ -142,6 +142,21 @@ std::vector<BenchCase> benchCases(bool quick, const Photo* photo) {
                      .d = 16,
                      .k = 256,
                      .all_gpus = true});
+  // Several GPUs on the other kernels: point tiles (each GPU tiles its own rows) and the wide
+  // kernels' bounds (17 ≤ d ≤ 64).
+  cases.push_back({.name = synthetic + ", k=64, all GPUs",
+                   .data_key = "photo",
+                   .n = side * side,
+                   .d = 3,
+                   .k = 64,
+                   .all_gpus = true});
+  const std::size_t wide_rows = quick ? 262144 : 8388608;
+  cases.push_back({.name = std::to_string(wide_rows) + " pts, d=64, k=256, all GPUs",
+                   .data_key = "mix-d64-" + std::to_string(wide_rows),
+                   .n = wide_rows,
+                   .d = 64,
+                   .k = 256,
+                   .all_gpus = true});
   if (photo) {
     const std::size_t n = photo->pixels.size();
     const std::size_t distinct = distinctColours(photo->pixels.data(), n).rows();
