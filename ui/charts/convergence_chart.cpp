@@ -323,8 +323,9 @@ QImage ConvergenceChart::toImage(const QSize& size) {
 
 void ConvergenceChart::resizeEvent(QResizeEvent* event) {
   QWidget::resizeEvent(event);
-  fitLegend(event->size().width());  // the plot fills this widget
-  plot_->replot(QCustomPlot::rpQueuedReplot);
+  // The plot fills this widget and has replotted at its new size already; once more only when
+  // its legend took another shape.
+  if (fitLegend(event->size().width())) plot_->replot(QCustomPlot::rpQueuedReplot);
 }
 
 void ConvergenceChart::fillLegend(bool pictures) {
@@ -336,12 +337,11 @@ void ConvergenceChart::fillLegend(bool pictures) {
   fitLegend(plot_->width());
 }
 
-void ConvergenceChart::fitLegend(int width) {
+bool ConvergenceChart::fitLegend(int width) {
   // As many entries a row as fit `width` (all, two or one: a docked chart is often narrower
   // than the 500 pixels a single row takes, which would run past its edge). The entries' size
   // hints fall a little short of what their text takes when drawn (seen under Xvfb), hence a
-  // quarter more.
-  // The entries' widths in order (a wrapped grid has empty cells: item() gives null there).
+  // quarter more. A wrapped grid has empty cells, where item() gives null.
   std::vector<int> widths;
   for (int i = 0; i < legend_->itemCount(); ++i)
     if (const QCPAbstractLegendItem* item = legend_->item(i))
@@ -360,8 +360,11 @@ void ConvergenceChart::fitLegend(int width) {
   int per_row = count;
   while (per_row > 1 && rowWidth(per_row) > width)
     per_row = per_row > 2 ? 2 : 1;
-  legend_->setWrap(per_row < count ? per_row : 0);
-  legend_->setFillOrder(QCPLegend::foColumnsFirst, true);
+  const int wrap = per_row < count ? per_row : 0;
+  if (wrap == legend_->wrap()) return false;  // new entries were placed by the current wrap
+  legend_->setWrap(wrap);
+  legend_->setFillOrder(QCPLegend::foColumnsFirst, true);  // rearranges the entries
+  return true;
 }
 
 }  // namespace kms::ui

@@ -54,8 +54,9 @@ class ConvergenceChart : public QWidget {
   void rescale();
   /// The legend's entries: inertia, PSNR (pictures only), points changed, largest shift.
   void fillLegend(bool pictures);
-  /// As many of the legend's entries a row as fit `width` pixels: all, two or one.
-  void fitLegend(int width);
+  /// As many of the legend's entries a row as fit `width` pixels: all, two or one. Returns
+  /// whether the legend changed its shape.
+  bool fitLegend(int width);
 
   QCustomPlot* plot_;
   QCPTextElement* title_;
