@@ -1,5 +1,7 @@
 // What one iteration costs at the least on this GPU, timed the way kmeans-bench times the engine:
 // two events recorded in a CUDA graph around the kernels, the median of 500 graph launches.
+// Its "two empty kernels" row is kmeans-bench's own iteration floor (DeviceCeilings in
+// gpu/src/cuda/device_ceilings.cu), repeated here so the other rows have a same-run reference.
 // A probe for docs/benchmarks.md ("What an iteration costs at the least"), not part of the build:
 //
 //   nvcc -O3 -arch=sm_90 -std=c++17 --extended-lambda scripts/device/iteration_floors.cu -o floors
