@@ -26,8 +26,9 @@ struct BenchCase {
   /// Run on every GPU of the machine (rows sharded, sums all-reduced through NCCL) and on one,
   /// for the speed-up; skipped on machines with one GPU.
   bool all_gpus = false;
-  /// Run without point tiles (EngineOptions::cuda_point_tiles = Never): every iteration looks at
-  /// every row, for comparison with the tiles of d ≤ 4.
+  /// Run without point tiles or sorted runs (EngineOptions::cuda_point_tiles = Never,
+  /// cuda_sorted_runs = false): every iteration looks at every row, for comparison with the tiles
+  /// of d ≤ 4 and the sorted runs of d = 1.
   bool rows = false;
   /// Rank every row every iteration (EngineOptions::cuda_distance_bounds = false): the tensor or
   /// tiled kernels of 17 ≤ d ≤ 64, for comparison with the wide kernels' bounds.

@@ -371,6 +371,7 @@ int main(int argc, char** argv) {
         if (c.streamed) options.max_device_bytes = 1;  // nothing fits: streamed from the host
         options.cuda_tensor_cores = !c.simt;
         options.cuda_point_tiles = c.rows ? kms::PointTiles::Never : kms::PointTiles::Auto;
+        options.cuda_sorted_runs = !c.rows;
         options.cuda_distance_bounds = !c.every_row;
         auto engine = kms::createEngine(kms::BackendKind::Cuda, options).engine;
         results.push_back(timeEngine(*engine, c, data, opt.warmup, opt.iterations));

@@ -53,7 +53,8 @@ std::vector<float> blobs(std::size_t n, int d, int groups, std::uint64_t seed) {
 
 struct EnginePair {
   std::unique_ptr<Engine> one, all;
-  /// d ≤ 4 (point tiles) or 17 ≤ d ≤ 64 (distance bounds), without weights: each GPU cuts its
+  /// d ≤ 4 (point tiles), d = 1 (sorted runs on one GPU) or 17 ≤ d ≤ 64 (distance bounds),
+  /// without weights: each GPU cuts its
   /// tiles from its own rows, so the rows-searched counts of one GPU and of the shards mean
   /// different things, and the inertia may differ by the float rounding of some rows' distances
   /// (tile moments and tree sums against the CPU's order), relative (d + 2)·2⁻²⁴ at most. 0: the
@@ -74,7 +75,10 @@ EnginePair enginesOn(const DataView& view, EngineOptions options = {}) {
       (options.cuda_point_tiles == PointTiles::Always ||
        (options.cuda_point_tiles == PointTiles::Auto && !view.counts && view.n >= (1u << 22)));
   const bool wide = options.cuda_distance_bounds && view.d > 16 && view.d <= 64 && !view.weights;
-  if (tiled || wide) pair.rounding_d = view.d;
+  // d = 1 on one GPU: sorted runs, the inertia from exact moments (shards run the compact rows).
+  const bool sorted = view.d == 1 && !view.weights && options.cuda_sorted_runs &&
+                      options.cuda_point_tiles != PointTiles::Always;
+  if (tiled || wide || sorted) pair.rounding_d = view.d;
   return pair;
 }
 

@@ -31,9 +31,11 @@ struct StreamCase {
 std::unique_ptr<Engine> cudaEngine(std::size_t max_device_bytes) {
   EngineOptions options;
   options.max_device_bytes = max_device_bytes;
-  // Streamed data have no point tiles (their sorted copy would need the device memory they do
-  // not fit in); the in-memory run looks at every row too, so both run the same kernels.
+  // Streamed data have no point tiles or sorted runs (their sorted copy would need the device
+  // memory they do not fit in); the in-memory run looks at every row too, so both run the same
+  // kernels.
   options.cuda_point_tiles = PointTiles::Never;
+  options.cuda_sorted_runs = false;  // the same reason, for d = 1
   return createEngine(BackendKind::Cuda, options).engine;
 }
 

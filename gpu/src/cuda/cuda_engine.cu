@@ -47,7 +47,8 @@ CudaEngine::CudaEngine(int device, const EngineOptions& options)
     : device_(selectDevice(device)),
       max_device_bytes_(options.max_device_bytes),
       point_tiles_(options.cuda_point_tiles),
-      distance_bounds_(options.cuda_distance_bounds) {
+      distance_bounds_(options.cuda_distance_bounds),
+      sorted_runs_(options.cuda_sorted_runs) {
   const bool tensor_cores = options.cuda_tensor_cores;
   KMS_CUDA_CHECK(cudaGetDeviceProperties(&props_, device_));
   limits_.multiprocessors = props_.multiProcessorCount;
@@ -145,14 +146,36 @@ void CudaEngine::copyIn(ResidentBuffer<T>& buffer, const T* source, std::size_t 
                                    compute_.get()));
 }
 
+void CudaEngine::indexSortedRuns(std::size_t data_bytes) {
+  // PointTiles::Always asks for the tiles, which d = 1 then runs on (tests, comparisons).
+  if (!sorted_runs_ || shard_ || n_ == 0 || point_tiles_ == PointTiles::Always) return;
+  std::size_t free_bytes = 0, total_bytes = 0;
+  KMS_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+  // An index, not the data: it takes only memory that leaves the run its labels (as the tiles).
+  const std::size_t run_bytes = n_ * 2 * sizeof(std::uint16_t);
+  if (SortedIndex::buildBytesFor(n_) + run_bytes > free_bytes) return;
+  if (max_device_bytes_ > 0 && data_bytes + SortedIndex::bytesFor(n_) > max_device_bytes_) return;
+  // The inertia grid covers the centred data's magnitude (a little more: the centring rounds).
+  const double reach = std::max(double(summary_.hi[0]) - double(summary_.mid[0]),
+                                double(summary_.mid[0]) - double(summary_.lo[0])) *
+                       (1.0 + 1e-6);
+  const int inertia_exp = SortedIndex::inertiaExponent(reach, summary_.total_weight, inertia_bits_);
+  try {
+    sorted_.build(points_.get(), counts_.size() ? counts_.get() : nullptr, n_,
+                  exact::pow2f(summary_.fixed.coord_exp[0]), inertia_exp, compute_.get());
+  } catch (const DeviceError&) {
+    sorted_.release();  // another program took the memory meanwhile: the compact kernels instead
+  }
+}
+
 std::size_t CudaEngine::deviceBytes() const {
   return points_.deviceBytes() + weights_.deviceBytes() + counts_.deviceBytes() + tiles_.bytes() +
-         coord_scale_.bytes() + coord_exp_.bytes() + bounds_.bytes() + centroids_[0].bytes() +
-         centroids_[1].bytes() + labels_.bytes() + block_sums_.bytes() + totals_.bytes() +
-         block_inertia_.bytes() + chunk_sums_.bytes() + block_changed_.bytes() +
-         block_work_.bytes() + picked_keys_.bytes() + farthest_keys_.bytes() + scalars_.bytes() +
-         empty_flags_.bytes() + empty_list_.bytes() + staged_centroids_.bytes() +
-         geometry_.bytes() + order_.bytes();
+         sorted_.bytes() + runs_.bytes() + coord_scale_.bytes() + coord_exp_.bytes() +
+         bounds_.bytes() + centroids_[0].bytes() + centroids_[1].bytes() + labels_.bytes() +
+         block_sums_.bytes() + totals_.bytes() + block_inertia_.bytes() + chunk_sums_.bytes() +
+         block_changed_.bytes() + block_work_.bytes() + picked_keys_.bytes() +
+         farthest_keys_.bytes() + scalars_.bytes() + empty_flags_.bytes() + empty_list_.bytes() +
+         staged_centroids_.bytes() + geometry_.bytes() + order_.bytes();
 }
 
 void CudaEngine::setData(const DataView& data) {
@@ -210,6 +233,7 @@ void CudaEngine::loadData(const DataView& data, const DataSummary* given) {
   n_ = n;
   d_ = d;
   if (points_on_device && !data.weights && d <= 4) indexPointTiles(data_bytes);
+  if (points_on_device && !data.weights && d == 1) indexSortedRuns(data_bytes);
   axis_ = axis;
   has_data_ = true;
   iteration_ = 0;
@@ -229,12 +253,18 @@ void CudaEngine::releaseData() {
   weights_.release();
   counts_.release();
   tiles_.release();
+  sorted_.release();
   labels_.release();
   block_sums_.release();
   totals_.release();
   global_totals_.release();
   bounds_.release();
 }
+
+/// The largest k the sorted runs take (kSortedMaxK) where they beat the compact kernels: each
+/// boundary costs its warp a search and its loads, one warp per boundary (H100, 1 M points of
+/// d = 1; docs/benchmarks.md).
+constexpr int kSortedPlanMaxK = 32;
 
 template <typename LabelT>
 void CudaEngine::planFor() {
@@ -245,6 +275,13 @@ void CudaEngine::planFor() {
   // k = 256 0.118 (0.749), iterations 11–60 from a random start.
   // Shards run the compact iteration in two parts around the all-reduce.
   const bool compact_fits = fitsCompactKernel(d_, k_) && weights_.size() == 0;
+  // d = 1 with its sorted runs (indexSortedRuns): one block per iteration, no row read (H100,
+  // 1 M points, k = 16: see docs/benchmarks.md).
+  if (!sorted_.empty() && !shard_ && k_ <= kSortedPlanMaxK && weights_.size() == 0) {
+    plan_ = AssignPlan{};
+    plan_.sorted = true;
+    return;
+  }
   // 17 ≤ d ≤ 64, k ≤ 256: the wide kernels, with a distance bound per row (H200, 1 M × 64,
   // k = 256, iterations 11–60: 98 % of the rows settled by their bounds).
   if (compact_fits)
@@ -339,6 +376,7 @@ void CudaEngine::startRun() {
   KMS_CUDA_CHECK(cudaMemsetAsync(counters_.get(), 0, counters_.bytes(), s));
   if (plan_.point_tiles)
     KMS_CUDA_CHECK(cudaMemsetAsync(tiles_.iteration(), 0, sizeof(TileIteration), s));
+  runs_.resize(plan_.sorted ? 2 : 0);
   if (keepsBounds()) {                          // sums and bounds kept across iterations
     bounds_.resize(keepsRowBounds() ? n_ : 0);  // the tile kernel keeps no bound per row
     geometry_.resize(2 * static_cast<std::size_t>(k_) + 1);
@@ -456,8 +494,41 @@ void CudaEngine::enqueueWideIteration(int cur, int in_half, int out_half, Part p
   after_update_.recordInGraph(s);
 }
 
+void CudaEngine::enqueueSortedIteration(int cur, int in_half) {
+  SortedArgs a;
+  a.values = sorted_.values();
+  a.prefix = sorted_.prefix();
+  a.samples = sorted_.samples();
+  a.sample_count = sorted_.sampleCount();
+  a.sample_step = sorted_.sampleStep();
+  a.n = n_;
+  a.k = k_;
+  a.inertia_exp = sorted_.inertiaExp();
+  a.inertia_bits = inertia_bits_;
+  a.centroids_in = centroids_[cur].get();
+  a.centroids_out = centroids_[1 - cur].get();
+  a.runs_in = in_half < 0 ? nullptr : runs_.get() + cur;
+  a.runs_out = runs_.get() + (1 - cur);
+  a.mixed_in = sorted_.mixedLabels(cur);
+  a.mixed_out = sorted_.mixedLabels(1 - cur);
+  a.empty_flags = empty_flags_.get();
+  a.scalars = scalars_.get();
+  a.report = report_device_;
+  a.update = updateParams();
+  const cudaStream_t s = compute_.get();
+  iteration_start_.recordInGraph(s);
+  launchSortedIteration(a, s);
+  after_update_.recordInGraph(s);
+}
+
+void CudaEngine::writeSortedLabels(int cur, int half) {
+  launchSortedLabels(runs_.get() + (1 - cur), sorted_.mixedLabels(1 - cur), sorted_.origin(), n_,
+                     labelHalf(half), static_cast<int>(labelBytes()), compute_.get());
+}
+
 template <typename LabelT>
 void CudaEngine::enqueueIteration(int cur, int in_half, int out_half, Part part) {
+  if (plan_.sorted) return enqueueSortedIteration(cur, in_half);
   if (plan_.compact) return enqueueCompactIteration<LabelT>(cur, in_half, out_half, part);
   if (plan_.wide) return enqueueWideIteration<LabelT>(cur, in_half, out_half, part);
   const cudaStream_t s = compute_.get();
@@ -561,6 +632,8 @@ void CudaEngine::launchPart(const PendingStep& p, Part part) {
                 .first;
   }
   graph->second.launch(s);
+  // Sorted runs keep their labels by run: a capture needs them by row in its half.
+  if (plan_.sorted && p.capture) writeSortedLabels(cur_, p.out_half);
 }
 
 void CudaEngine::describeCentroids(const PendingStep& p) {

@@ -25,6 +25,8 @@
 #include "cuda/kernels/assign_args.cuh"
 #include "cuda/kernels/compact_iteration.cuh"
 #include "cuda/kernels/iteration_kernels.cuh"
+#include "cuda/kernels/sorted_iteration.cuh"
+#include "cuda/sorted_index.cuh"
 #include "cuda/tile_index.cuh"
 #include "kmeans/backend.h"
 #include "kmeans/engine.h"
@@ -35,7 +37,8 @@ class ShardedEngine;
 
 class CudaEngine final : public Engine {
  public:
-  /// `options`: max_device_bytes, cuda_tensor_cores, cuda_point_tiles and cuda_distance_bounds
+  /// `options`: max_device_bytes, cuda_tensor_cores, cuda_point_tiles, cuda_distance_bounds and
+  /// cuda_sorted_runs
   /// (the device comes from the caller: one GPU of a sharded run, or cuda_device).
   CudaEngine(int device, const EngineOptions& options = {});
   ~CudaEngine() override;
@@ -113,6 +116,11 @@ class CudaEngine final : public Engine {
   /// The iteration of compact data (plan_.compact) with its timing events.
   template <typename LabelT>
   void enqueueCompactIteration(int cur, int in_half, int out_half, Part part);
+  /// The iteration over sorted runs (plan_.sorted) with its timing events.
+  void enqueueSortedIteration(int cur, int in_half);
+  /// Sorted runs: writes every row's label of the iteration that ran with centroids_[cur] into
+  /// label half `half` (the runs keep them by run, not by row), on the compute stream.
+  void writeSortedLabels(int cur, int half);
   /// The iteration of wide rows (plan_.wide) with its timing events.
   template <typename LabelT>
   void enqueueWideIteration(int cur, int in_half, int out_half, Part part);
@@ -151,6 +159,9 @@ class CudaEngine final : public Engine {
   /// loadData, for data of d ≤ 4 on the device: the point tiles when they are enabled and their
   /// memory is free (otherwise the iterations look at every row, with the same results).
   void indexPointTiles(std::size_t data_bytes);
+  /// loadData, for data of d = 1 on the device: the sorted runs when they are enabled and their
+  /// memory is free (otherwise the compact kernels, with the same results).
+  void indexSortedRuns(std::size_t data_bytes);
   template <typename T>
   void copyIn(ResidentBuffer<T>& buffer, const T* source, std::size_t count);
   void issueCapture(int iteration, const IterationStats& stats);
@@ -166,6 +177,7 @@ class CudaEngine final : public Engine {
   int fault_at_iteration_ = 0;        ///< tests: the step that first runs a trapping kernel
   PointTiles point_tiles_ = PointTiles::Auto;  ///< EngineOptions::cuda_point_tiles
   bool distance_bounds_ = true;                ///< EngineOptions::cuda_distance_bounds
+  bool sorted_runs_ = true;                    ///< EngineOptions::cuda_sorted_runs
   cudaDeviceProp props_{};
   DeviceLimits limits_;
   ThreadPool widen_pool_{4};
@@ -187,6 +199,8 @@ class CudaEngine final : public Engine {
   DeviceBuffer<float> coord_scale_;
   DeviceBuffer<int> coord_exp_;
   TileIndex tiles_;  // d ≤ 4 on the device: the rows sorted in tiles (tile_index.cuh), or empty
+  SortedIndex sorted_;    // d = 1 on the device: the rows sorted with prefix sums, or empty
+  int inertia_bits_ = 0;  // its inertia grid's bits (SortedIndex::inertiaExponent)
 
   // Run state.
   int k_ = 0;
@@ -203,8 +217,11 @@ class CudaEngine final : public Engine {
   /// all-reduce writes every GPU's total here, and the update reads it.
   bool shard_ = false;
   DeviceBuffer<long long> global_totals_;
-  DeviceBuffer<float> picked_points_;           // re-seeding: each round's pick (k × d)
-  DeviceBuffer<float> bounds_;                  // compact kernels: per-row lower distance bounds
+  DeviceBuffer<float> picked_points_;  // re-seeding: each round's pick (k × d)
+  DeviceBuffer<float> bounds_;         // compact kernels: per-row lower distance bounds
+  /// Sorted runs: the runs of the iterations that ran with centroids_[0] and [1] are in [1]
+  /// and [0] (each iteration reads the previous one's to count the changed labels).
+  DeviceBuffer<SortedRunState> runs_;
   DeviceBuffer<float> geometry_;                // compact kernels: computeGeometry's 2k + 1 floats
   DeviceBuffer<unsigned short> order_;          // and its k indices
   std::array<float, kMaxAxisDims> axis_{1.0f};  // principal axis of the data (d ≤ 16)

@@ -50,6 +50,10 @@ void CudaEngine::snapshot(Snapshot& out) {
   frozen_ = -1;
   compute_.synchronize();
   const std::size_t kd = static_cast<std::size_t>(k_) * d_;
+  if (iteration_ > 0 && plan_.sorted) {  // the runs keep their labels by run
+    writeSortedLabels(1 - cur_, latest_);
+    compute_.synchronize();
+  }
   if (iteration_ > 0)
     KMS_CUDA_CHECK(cudaMemcpy(host_labels_.get(), labelHalf(latest_), n_ * labelBytes(),
                               cudaMemcpyDeviceToHost));

@@ -50,6 +50,7 @@ IterationReport CudaEngine::readReport() {
 void CudaEngine::reseedHere(const PendingStep& p, int empty_count) {
   activate();
   const cudaStream_t s = compute_.get();
+  if (plan_.sorted) writeSortedLabels(cur_, p.out_half);  // the re-seed reads every row's label
   const auto reseed = [&](auto label_type) {
     using LabelT = decltype(label_type);
     const auto* labels_out = reinterpret_cast<const LabelT*>(labelHalf(p.out_half));
@@ -95,7 +96,7 @@ IterationStats CudaEngine::finishStep(const PendingStep& p, const IterationRepor
     // The tensor kernel ranks all n·k pairs on tensor cores; only its re-ranked rows are told.
     if (keepsBounds()) stats.distances_computed = static_cast<std::int64_t>(report.evaluated);
   }
-  if (plan_.compact && !shard_) {
+  if ((plan_.compact || plan_.sorted) && !shard_) {
     stats.ms.assign_ms = after_update_.msSince(iteration_start_);
   } else {
     // Compact shards and wide rows: the assignment with its reduction counts as assignment.

@@ -1,0 +1,574 @@
+// The sorted-runs iteration (sorted_iteration.cuh has the reasoning) and the labels it leaves.
+#include "cuda/kernels/sorted_iteration.cuh"
+
+#include "common/exact_math.h"
+#include "cuda/cuda_check.cuh"
+#include "cuda/kernels/assign_common.cuh"
+#include "cuda/kernels/compact_update.cuh"
+
+namespace kms::cuda {
+namespace {
+
+constexpr int kThreads = 512;
+constexpr int kWarps = kThreads / 32;
+constexpr int kMaxSamples = SortedIndex::kMaxSamples;
+constexpr int kPerLane = 8;  ///< rows a lane loads at a time: 256, a million rows' samples apart
+
+/// The centroids in sorted order and their groups (shared memory).
+struct Candidates {
+  float value[kSortedMaxK];  ///< ascending; distinct
+  unsigned short index[kSortedMaxK];
+  unsigned char group[kSortedMaxK];
+  short group_first[kSortedMaxK + 1];  ///< first candidate of each group; [groups] = count
+  int count;
+  int groups;
+};
+
+/// The largest distance from a row to a centroid below which the runs hold (sorted_iteration.cuh)
+/// and the gap that makes two candidates safe at that reach; `tame` false: none is.
+struct SafeGap {
+  double gap;
+  bool tame;
+};
+
+__device__ __forceinline__ SafeGap safeGap(float lowest_row, float highest_row, float lowest_c,
+                                           float highest_c) {
+  const double reach = fmax(fabs(static_cast<double>(highest_row) - lowest_c),
+                            fabs(static_cast<double>(highest_c) - lowest_row));
+  return {fmax(reach * 0x1p-17, 0x1p-60), reach < 0x1p60};
+}
+
+/// The winning candidate (its position in `c`) for a row at x: the CPU's nearest centroid — the
+/// lowest index among equal distances — found among the groups of the candidates just below and
+/// just above x (sorted_iteration.cuh: every other candidate is strictly farther).
+__device__ __forceinline__ int winnerOf(const Candidates& c, float x) {
+  int lo = 0, hi = c.count;
+  while (lo < hi) {  // candidates ≤ x
+    const int mid = (lo + hi) >> 1;
+    if (c.value[mid] <= x)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  const int below = c.group[lo > 0 ? lo - 1 : 0];
+  const int above = c.group[lo < c.count ? lo : c.count - 1];
+  const int last = c.group_first[above + 1];
+  int best = c.group_first[below];
+  float best_dist = exact::mul(exact::sub(x, c.value[best]), exact::sub(x, c.value[best]));
+  for (int j = best + 1; j < last; ++j) {
+    const float t = exact::sub(x, c.value[j]);
+    const float dist = exact::mul(t, t);
+    if (dist < best_dist || (dist == best_dist && c.index[j] < c.index[best])) {
+      best_dist = dist;
+      best = j;
+    }
+  }
+  return best;
+}
+
+__device__ __forceinline__ bool overflows(float x, float c) {
+  const float t = exact::sub(x, c);
+  return isinf(exact::mul(t, t));
+}
+
+/// The run of `start` (groups + 1 entries) holding sorted position p: the last group starting at
+/// or before it.
+__device__ __forceinline__ int runAt(const unsigned int* start, int groups, std::size_t p) {
+  int lo = 0, hi = groups;  // first group starting after p
+  while (lo < hi) {
+    const int mid = (lo + hi) >> 1;
+    if (start[mid] <= p)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo - 1;
+}
+
+/// a += v modulo 2^128 in two 64-bit shared words, by atomics (order-independent, so exact).
+__device__ __forceinline__ void atomicAdd128(unsigned long long* word, __int128 v) {
+  const auto bits = static_cast<unsigned __int128>(v);
+  const auto low = static_cast<unsigned long long>(bits);
+  const auto high = static_cast<unsigned long long>(bits >> 64);
+  const unsigned long long before = atomicAdd(word, low);
+  atomicAdd(word + 1, high + (before + low < before ? 1ull : 0ull));
+}
+
+__device__ __forceinline__ void store128(unsigned long long* word, __int128 v) {
+  const auto bits = static_cast<unsigned __int128>(v);
+  word[0] = static_cast<unsigned long long>(bits);
+  word[1] = static_cast<unsigned long long>(bits >> 64);
+}
+
+__device__ __forceinline__ __int128 load128(const unsigned long long* word) {
+  return static_cast<__int128>((static_cast<unsigned __int128>(word[1]) << 64) | word[0]);
+}
+
+__device__ __forceinline__ double toDouble(__int128 v) {
+  const bool negative = v < 0;
+  const auto m = static_cast<unsigned __int128>(negative ? -v : v);
+  const double high = __ull2double_rn(static_cast<unsigned long long>(m >> 64));
+  const double r = __dadd_rn(__dmul_rn(high, 18446744073709551616.0),
+                             __ull2double_rn(static_cast<unsigned long long>(m)));
+  return negative ? -r : r;
+}
+
+/// Σ w·(x − c)² of a cluster from its moments on the inertia grid (A = Σ w·qᵢ², B = Σ w·qᵢ,
+/// W = Σ w): with M the grid point nearest c·2^e and f the rest, Σ w·(qᵢ − M)² is computed
+/// exactly in 128 bits (no cancellation), then corrected by f.
+__device__ double clusterInertia(__int128 A, __int128 B, long long W, float c, int exp, int bits) {
+  if (W == 0) return 0.0;
+  const double m = __dmul_rn(static_cast<double>(c), scalbn(1.0, exp));  // exact
+  const double unit = scalbn(1.0, -2 * exp);
+  if (fabs(m) < scalbn(1.0, bits)) {
+    const long long M = __double2ll_rn(m);
+    const double f = m - static_cast<double>(M);  // exact
+    const __int128 mw = static_cast<__int128>(M) * W;
+    const __int128 E = A - 2 * static_cast<__int128>(M) * B + static_cast<__int128>(M) * mw;
+    const double sum = toDouble(E) - 2.0 * f * toDouble(B - mw) + f * f * static_cast<double>(W);
+    return fmax(0.0, sum) * unit;
+  }
+  // A centroid far outside the grid (a given start): nothing to cancel.
+  const double sum = toDouble(A) - 2.0 * m * toDouble(B) + m * m * static_cast<double>(W);
+  return fmax(0.0, sum) * unit;
+}
+
+/// The first sorted position whose value is ≥ v (`inclusive`) or > v, for a whole warp: a binary
+/// search among the samples (shared memory), then the rows between two samples loaded at once,
+/// kPerLane a lane, and compared.
+__device__ std::size_t firstAbove(const SortedArgs& a, const float* samples, double v,
+                                  bool inclusive, int lane) {
+  const auto past = [&](float x) {
+    return inclusive ? static_cast<double>(x) >= v : static_cast<double>(x) > v;
+  };
+  int lo = 0, hi = a.sample_count;  // first sample past v
+  while (lo < hi) {
+    const int mid = (lo + hi) >> 1;
+    if (past(samples[mid]))
+      hi = mid;
+    else
+      lo = mid + 1;
+  }
+  if (lo == 0) return 0;
+  // Sample lo − 1 is not past v, sample lo (or the end) is: the answer is in between.
+  const std::size_t from = (static_cast<std::size_t>(lo) - 1) * a.sample_step + 1;
+  const std::size_t to = lo < a.sample_count ? static_cast<std::size_t>(lo) * a.sample_step : a.n;
+  for (std::size_t p0 = from; p0 < to; p0 += 32 * kPerLane) {
+    float x[kPerLane];
+#pragma unroll
+    for (int i = 0; i < kPerLane; ++i) {
+      const std::size_t p = p0 + 32 * i + lane;
+      x[i] = p < to ? a.values[p] : 0.0f;
+    }
+#pragma unroll
+    for (int i = 0; i < kPerLane; ++i) {
+      const std::size_t p = p0 + 32 * i + lane;
+      const unsigned ballot = __ballot_sync(kFullWarp, p < to && past(x[i]));
+      if (ballot) return p0 + 32 * i + (__ffs(ballot) - 1);
+    }
+  }
+  return to;
+}
+
+struct IterationShared {
+  float samples[kMaxSamples];
+  float centroid[kSortedMaxK];
+  Candidates cand;
+  // The general sort's scratch (k > 32).
+  float sorted_value[kSortedMaxK];
+  unsigned short sorted_index[kSortedMaxK];
+  unsigned char sorted_candidate[kSortedMaxK];
+  // Boundaries: B_g, the prefix sums there, the first and last value of each run.
+  unsigned int bound[kSortedMaxK + 1];
+  SortedPrefix prefix[kSortedMaxK + 1];
+  float first_value[kSortedMaxK], last_value[kSortedMaxK];
+  // Per cluster.
+  long long sum_q[kSortedMaxK], sum_w[kSortedMaxK];
+  unsigned long long sum_b[kSortedMaxK][2], sum_a[kSortedMaxK][2];
+  unsigned char overflow[kSortedMaxK];
+  // The previous iteration's runs.
+  unsigned int old_start[kSortedMaxK + 1];
+  long long old_weight[kSortedMaxK + 1];
+  unsigned short old_label[kSortedMaxK];
+  short old_run_of_label[kSortedMaxK];
+  unsigned char needs_rows[kSortedMaxK];
+  int old_groups;
+  int old_mixed;
+  int any_rows;
+  float lowest, highest;  ///< the data's extremes
+  unsigned long long same;
+  SortedPrefix total;
+};
+
+/// Sorting and grouping for k ≤ 32, by warp 0 alone: lane j holds centroid j; ranks by counting
+/// over shuffles, candidates and groups by ballots.
+__device__ void sortSmall(IterationShared& sh, int k, int lane) {
+  Candidates& cand = sh.cand;
+  const bool mine = lane < k;
+  const float v = mine ? sh.centroid[lane] : 0.0f;
+  int rank = 0;
+  bool candidate = mine;
+  for (int i = 0; i < k; ++i) {
+    const float o = __shfl_sync(kFullWarp, v, i);
+    rank += (o < v || (o == v && i < lane)) ? 1 : 0;
+    if (o == v && i < lane) candidate = false;
+  }
+  const unsigned candidates = __ballot_sync(kFullWarp, candidate);
+  int at = 0;  // candidates of lower rank
+  for (int i = 0; i < k; ++i) {
+    const int other = __shfl_sync(kFullWarp, rank, i);
+    at += ((candidates >> i) & 1u) && other < rank ? 1 : 0;
+  }
+  const int m = __popc(candidates);
+  if (candidate) {
+    cand.value[at] = v;
+    cand.index[at] = static_cast<unsigned short>(lane);
+  }
+  __syncwarp();
+  const float c = lane < m ? cand.value[lane] : 0.0f;
+  const float before = lane > 0 && lane < m ? cand.value[lane - 1] : 0.0f;
+  const SafeGap safe = safeGap(sh.lowest, sh.highest, cand.value[0], cand.value[m - 1]);
+  const bool starts =
+      lane < m && (lane == 0 ||
+                   (safe.tame && static_cast<double>(c) - static_cast<double>(before) >= safe.gap));
+  const unsigned starts_mask = __ballot_sync(kFullWarp, starts);
+  const int group = __popc(starts_mask & ((2u << lane) - 1u)) - 1;
+  if (lane < m) cand.group[lane] = static_cast<unsigned char>(group);
+  if (starts) cand.group_first[group] = static_cast<short>(lane);
+  if (lane == 0) {
+    cand.count = m;
+    cand.groups = __popc(starts_mask);
+    cand.group_first[__popc(starts_mask)] = static_cast<short>(m);
+  }
+}
+
+/// Sorting and grouping for k > 32, by the first k threads (all threads call it: barriers).
+__device__ void sortGeneral(IterationShared& sh, int k, int t) {
+  Candidates& cand = sh.cand;
+  if (t < k) {
+    const float v = sh.centroid[t];
+    int rank = 0;
+    bool candidate = true;
+    for (int i = 0; i < k; ++i) {
+      const float o = sh.centroid[i];
+      rank += (o < v || (o == v && i < t)) ? 1 : 0;
+      if (o == v && i < t) candidate = false;
+    }
+    sh.sorted_value[rank] = v;
+    sh.sorted_index[rank] = static_cast<unsigned short>(t);
+    sh.sorted_candidate[rank] = candidate ? 1 : 0;
+  }
+  __syncthreads();
+  if (t < k && sh.sorted_candidate[t]) {
+    int at = 0;
+    for (int r = 0; r < t; ++r)
+      at += sh.sorted_candidate[r];
+    cand.value[at] = sh.sorted_value[t];
+    cand.index[at] = sh.sorted_index[t];
+  }
+  if (t == 0) {
+    int m = 0;
+    for (int r = 0; r < k; ++r)
+      m += sh.sorted_candidate[r];
+    cand.count = m;
+  }
+  __syncthreads();
+  const int m = cand.count;
+  const SafeGap safe = safeGap(sh.lowest, sh.highest, cand.value[0], cand.value[m - 1]);
+  const auto starts = [&](int r) {
+    return r == 0 || (safe.tame &&
+                      static_cast<double>(cand.value[r]) - static_cast<double>(cand.value[r - 1]) >=
+                          safe.gap);
+  };
+  if (t < m) {
+    int group = -1;
+    for (int r = 0; r <= t; ++r)
+      group += starts(r) ? 1 : 0;
+    cand.group[t] = static_cast<unsigned char>(group);
+    if (starts(t)) cand.group_first[group] = static_cast<short>(t);
+    if (t == m - 1) {
+      cand.groups = group + 1;
+      cand.group_first[group + 1] = static_cast<short>(m);
+    }
+  }
+}
+
+__global__ void __launch_bounds__(kThreads) sortedIterationKernel(SortedArgs a) {
+  __shared__ IterationShared sh;
+  const int t = static_cast<int>(threadIdx.x);
+  const int lane = t & 31, warp = t >> 5;
+  const int k = a.k;
+  const std::size_t n = a.n;
+  Candidates& cand = sh.cand;
+
+  // 1. Loads, all at once: centroids, samples, the data's extremes and totals (fixed), the
+  //    previous runs; sums zeroed.
+  int iteration = 0;
+  if (t == 0) {
+    iteration = a.update.counters->iteration + 1;
+    sh.total = a.prefix[n];
+    sh.lowest = a.values[0];
+    sh.highest = a.values[n - 1];
+    sh.same = 0;
+    sh.old_mixed = 0;
+    sh.any_rows = 0;
+    sh.old_groups = a.runs_in ? a.runs_in->groups : 0;
+  }
+  const int exponent[1] = {a.update.coord_exp[0]};
+  if (t < k) {
+    sh.centroid[t] = a.centroids_in[t];
+    sh.sum_q[t] = sh.sum_w[t] = 0;
+    sh.sum_b[t][0] = sh.sum_b[t][1] = sh.sum_a[t][0] = sh.sum_a[t][1] = 0;
+    sh.overflow[t] = 0;
+    sh.old_run_of_label[t] = -1;
+  }
+  for (int s = t; s < a.sample_count; s += kThreads)
+    sh.samples[s] = a.samples[s];
+  if (a.runs_in && t <= k) {
+    sh.old_start[t] = a.runs_in->start[t];
+    sh.old_weight[t] = a.runs_in->weight_before[t];
+    if (t < k) sh.old_label[t] = a.runs_in->label[t];
+  }
+  __syncthreads();
+
+  // 2. The centroids sorted by (value, index), the candidates (the first of equal values) and
+  //    their groups; meanwhile the upper half of the block indexes the previous runs by label.
+  if (k <= 32) {
+    if (warp == 0) sortSmall(sh, k, lane);
+  } else {
+    sortGeneral(sh, k, t);
+  }
+  if (a.runs_in && t >= kThreads - kSortedMaxK && t - (kThreads - kSortedMaxK) < sh.old_groups) {
+    const int o = t - (kThreads - kSortedMaxK);
+    const unsigned short l = sh.old_label[o];
+    if (l == kMixedRun)
+      atomicOr(&sh.old_mixed, 1);
+    else
+      sh.old_run_of_label[l] = static_cast<short>(o);
+  }
+  __syncthreads();
+  const int G = cand.groups;
+
+  // 3. Each boundary's position, a warp per boundary. Between the last candidate of group g − 1
+  //    and the first of group g (adjacent candidates, a safe gap apart) the winner is in one of
+  //    the two groups; more than a relative 2^−16 of the gap off their midpoint the nearer side
+  //    wins for certain (its float distance is the smaller by far more than any rounding), so
+  //    rows below mid − δ are before the boundary and rows above mid + δ after it. Those two
+  //    positions come from a search among the sorted values (samples in shared memory, then one
+  //    load of the rows between two samples); the rows between them, if any, take the exact
+  //    test. The prefix sums at the row found follow.
+  for (int g = 1 + warp; g < G; g += kWarps) {
+    const float below = cand.value[cand.group_first[g] - 1];
+    const float above = cand.value[cand.group_first[g]];
+    const double mid = 0.5 * (static_cast<double>(below) + static_cast<double>(above));
+    const double delta = (static_cast<double>(above) - static_cast<double>(below)) * 0x1p-16;
+    const std::size_t lo = firstAbove(a, sh.samples, mid - delta, true, lane);
+    const std::size_t hi = firstAbove(a, sh.samples, mid + delta, false, lane);
+    std::size_t found = hi;
+    for (std::size_t p0 = lo; p0 < hi; p0 += 32) {  // usually none, or a row or two
+      const std::size_t p = p0 + lane;
+      const bool past = p < hi && cand.group[winnerOf(cand, a.values[p])] >= g;
+      const unsigned ballot = __ballot_sync(kFullWarp, past);
+      if (ballot) {
+        found = p0 + (__ffs(ballot) - 1);
+        break;
+      }
+    }
+    // The rows either side of the boundary are in the cache; its prefix sums, one line away.
+    if (lane == 0) {
+      sh.bound[g] = static_cast<unsigned int>(found);
+      sh.prefix[g] = a.prefix[found];
+    } else if (lane == 1) {
+      sh.first_value[g] = a.values[found < n ? found : n - 1];  // (unused when the run is empty)
+    } else if (lane == 2) {
+      sh.last_value[g - 1] = a.values[found > 0 ? found - 1 : 0];
+    }
+  }
+  if (t == kThreads - 1) {
+    sh.bound[0] = 0;
+    sh.bound[G] = static_cast<unsigned int>(n);
+    sh.prefix[0] = SortedPrefix{0, 0, 0, 0};
+    sh.prefix[G] = sh.total;
+    sh.first_value[0] = sh.lowest;
+    sh.last_value[G - 1] = sh.highest;
+  }
+  __syncthreads();
+
+  // 4. A run of one label: its sums are prefix-sum differences, its largest distances at its
+  //    ends. Its runs go out for the next iteration and the labels. The changed count: run
+  //    against run, or row by row where this run or an old one it overlaps is mixed.
+  if (t < G) {
+    const std::size_t from = sh.bound[t], to = sh.bound[t + 1];
+    const bool single = cand.group_first[t + 1] - cand.group_first[t] == 1;
+    const unsigned short label = single ? cand.index[cand.group_first[t]] : kMixedRun;
+    const SortedPrefix& p0 = sh.prefix[t];
+    const SortedPrefix& p1 = sh.prefix[t + 1];
+    if (single) {
+      const int j = label;
+      sh.sum_q[j] = p1.q - p0.q;
+      sh.sum_w[j] = p1.w - p0.w;
+      store128(sh.sum_b[j], p1.b - p0.b);
+      store128(sh.sum_a[j], p1.a - p0.a);
+      const float c = sh.centroid[j];
+      if (from < to && (overflows(sh.first_value[t], c) || overflows(sh.last_value[t], c)))
+        sh.overflow[j] = 1;
+    }
+    a.runs_out->start[t] = static_cast<unsigned int>(from);
+    a.runs_out->weight_before[t] = p0.w;
+    a.runs_out->label[t] = label;
+    bool rows = !single;
+    if (a.runs_in && sh.old_mixed && !rows && from < to)
+      for (int o = 0; o < sh.old_groups && !rows; ++o)
+        rows = sh.old_label[o] == kMixedRun && sh.old_start[o] < to && sh.old_start[o + 1] > from;
+    sh.needs_rows[t] = rows ? 1 : 0;
+    if (rows) atomicOr(&sh.any_rows, 1);
+    if (a.runs_in && !rows && from < to) {
+      const int o = sh.old_run_of_label[label];
+      if (o >= 0) {  // the overlap of [from, to) with the old run, weighed by its prefix sums
+        const bool old_first = sh.old_start[o] > from;
+        const bool old_last = sh.old_start[o + 1] < to;
+        const std::size_t lo = old_first ? sh.old_start[o] : from;
+        const std::size_t hi = old_last ? sh.old_start[o + 1] : to;
+        if (lo < hi) {
+          const long long w_lo = old_first ? sh.old_weight[o] : p0.w;
+          const long long w_hi = old_last ? sh.old_weight[o + 1] : p1.w;
+          atomicAdd(&sh.same, static_cast<unsigned long long>(w_hi - w_lo));
+        }
+      }
+    }
+  }
+  if (t == kThreads - 1) {
+    a.runs_out->start[G] = static_cast<unsigned int>(n);
+    a.runs_out->weight_before[G] = sh.total.w;
+    a.runs_out->groups = G;
+  }
+  __syncthreads();
+
+  // 5. The rare rows: mixed runs, one by one (labels, sums), and the changed count where a run
+  //    of either iteration is mixed.
+  if (sh.any_rows) {
+    for (int g = 0; g < G; ++g) {
+      if (!sh.needs_rows[g]) continue;
+      const bool mixed = cand.group_first[g + 1] - cand.group_first[g] > 1;
+      const unsigned short run_label = mixed ? kMixedRun : cand.index[cand.group_first[g]];
+      for (std::size_t p = sh.bound[g] + t; p < sh.bound[g + 1]; p += kThreads) {
+        const SortedPrefix before = a.prefix[p], after = a.prefix[p + 1];
+        const long long w = after.w - before.w;
+        unsigned short label = run_label;
+        if (mixed) {
+          const float x = a.values[p];
+          label = cand.index[winnerOf(cand, x)];
+          a.mixed_out[p] = label;
+          atomicAdd(reinterpret_cast<unsigned long long*>(&sh.sum_q[label]),
+                    static_cast<unsigned long long>(after.q - before.q));
+          atomicAdd(reinterpret_cast<unsigned long long*>(&sh.sum_w[label]),
+                    static_cast<unsigned long long>(w));
+          atomicAdd128(sh.sum_b[label], after.b - before.b);
+          atomicAdd128(sh.sum_a[label], after.a - before.a);
+          if (overflows(x, sh.centroid[label])) sh.overflow[label] = 1;
+        }
+        if (a.runs_in) {
+          const int o = runAt(sh.old_start, sh.old_groups, p);
+          const unsigned short old = sh.old_label[o] == kMixedRun ? a.mixed_in[p] : sh.old_label[o];
+          if (old == label) atomicAdd(&sh.same, static_cast<unsigned long long>(w));
+        }
+      }
+    }
+    __syncthreads();
+  }
+
+  // 6. The update (the compact kernels' arithmetic, so the CPU's centroids bit for bit), the
+  //    inertia, and the report.
+  CompactArgs<std::uint8_t> ca;
+  ca.d = 1;
+  ca.k = k;
+  ca.centroids_in = a.centroids_in;
+  ca.centroids_out = a.centroids_out;
+  ca.empty_flags = a.empty_flags;
+  ca.scalars = a.scalars;
+  ca.report = a.report;
+  ca.update = a.update;
+  UpdateTotals mine;
+  if (t < k) {
+    CentroidInputs<1> in;
+    in.sums[0] = sh.sum_q[t];
+    in.weight = sh.sum_w[t];
+    in.old[0] = sh.centroid[t];
+    const CentroidUpdate<1> u = updateCentroid<1>(ca, t, in, exponent);
+    mine.shift = u.shift;
+    mine.drift_shift = u.drift_shift;
+    mine.empty = u.empty;
+    // The CPU adds each row's float distance: one that overflows makes the inertia ∞.
+    mine.work.inertia =
+        sh.overflow[t] ? INFINITY
+                       : clusterInertia(load128(sh.sum_a[t]), load128(sh.sum_b[t]), sh.sum_w[t],
+                                        sh.centroid[t], a.inertia_exp, a.inertia_bits);
+  }
+  // The clusters' warps reduce by butterflies, then thread 0 adds the warps in order: a fixed
+  // order, so the inertia is the same on every run.
+  const int cluster_warps = (k + 31) / 32;
+  __shared__ UpdateTotals warp_totals[kSortedMaxK / 32];
+  if (warp < cluster_warps) {
+    for (int offset = 16; offset > 0; offset >>= 1) {
+      mine.work.inertia += __shfl_xor_sync(kFullWarp, mine.work.inertia, offset);
+      mine.shift = fmaxf(mine.shift, __shfl_xor_sync(kFullWarp, mine.shift, offset));
+      mine.drift_shift =
+          fmaxf(mine.drift_shift, __shfl_xor_sync(kFullWarp, mine.drift_shift, offset));
+      mine.empty += __shfl_xor_sync(kFullWarp, mine.empty, offset);
+    }
+    if (lane == 0 && cluster_warps > 1) warp_totals[warp] = mine;
+  }
+  if (cluster_warps > 1) __syncthreads();
+  if (t == 0) {
+    UpdateTotals total = mine;
+    for (int w = 1; w < cluster_warps; ++w)
+      total = CombineTotals{}(total, warp_totals[w]);
+    total.work.changed = static_cast<unsigned long long>(sh.total.w) - (a.runs_in ? sh.same : 0ull);
+    reportUpdate(ca, total, iteration, 0.0);
+  }
+}
+
+constexpr int kLabelThreads = 256;
+
+template <typename LabelT>
+__global__ void __launch_bounds__(kLabelThreads)
+    sortedLabelsKernel(const SortedRunState* runs, const unsigned short* mixed,
+                       const std::uint32_t* origin, std::size_t n, LabelT* labels) {
+  __shared__ unsigned int start[kSortedMaxK + 1];
+  __shared__ unsigned short label[kSortedMaxK];
+  const int groups = runs->groups;
+  for (int g = threadIdx.x; g <= groups; g += blockDim.x) {
+    start[g] = runs->start[g];
+    if (g < groups) label[g] = runs->label[g];
+  }
+  __syncthreads();
+  for (std::size_t p = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; p < n;
+       p += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
+    const int g = runAt(start, groups, p);
+    const unsigned short l = label[g] == kMixedRun ? mixed[p] : label[g];
+    labels[origin[p]] = static_cast<LabelT>(l);
+  }
+}
+
+}  // namespace
+
+void launchSortedIteration(const SortedArgs& a, cudaStream_t stream) {
+  sortedIterationKernel<<<1, kThreads, 0, stream>>>(a);
+  KMS_CHECK_LAUNCH();
+}
+
+void launchSortedLabels(const SortedRunState* runs, const unsigned short* mixed,
+                        const std::uint32_t* origin, std::size_t n, void* labels, int label_bytes,
+                        cudaStream_t stream) {
+  const std::size_t wanted = (n + kLabelThreads - 1) / kLabelThreads;
+  const unsigned blocks = static_cast<unsigned>(wanted < 4096 ? wanted : 4096);
+  if (label_bytes == 1)
+    sortedLabelsKernel<<<blocks, kLabelThreads, 0, stream>>>(runs, mixed, origin, n,
+                                                             static_cast<std::uint8_t*>(labels));
+  else
+    sortedLabelsKernel<<<blocks, kLabelThreads, 0, stream>>>(runs, mixed, origin, n,
+                                                             static_cast<std::uint16_t*>(labels));
+  KMS_CHECK_LAUNCH();
+}
+
+}  // namespace kms::cuda
