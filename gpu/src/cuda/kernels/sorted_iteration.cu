@@ -133,21 +133,32 @@ __device__ double clusterInertia(__int128 A, __int128 B, long long W, float c, i
   return fmax(0.0, sum) * unit;
 }
 
-/// The first sorted position whose value is ≥ v (`inclusive`) or > v, for a whole warp: a binary
-/// search among the samples (shared memory), then the rows between two samples loaded at once,
-/// kPerLane a lane, and compared.
-__device__ std::size_t firstAbove(const SortedArgs& a, const float* samples, double v,
-                                  bool inclusive, int lane) {
+/// The first sorted position whose value is ≥ v (`inclusive`) or > v, for a whole warp: a search
+/// among the samples (shared memory) 32 at a time, then the rows between two samples loaded at
+/// once, kPerLane a lane, and compared.
+__device__ std::size_t firstPast(const SortedArgs& a, const float* samples, double v,
+                                 bool inclusive, int lane) {
   const auto past = [&](float x) {
     return inclusive ? static_cast<double>(x) >= v : static_cast<double>(x) > v;
   };
-  int lo = 0, hi = a.sample_count;  // first sample past v
-  while (lo < hi) {
-    const int mid = (lo + hi) >> 1;
-    if (past(samples[mid]))
-      hi = mid;
-    else
-      lo = mid + 1;
+  int lo = 0, len = a.sample_count;  // the first sample past v is in [lo, lo + len]
+  while (len > 32) {
+    const int step = (len + 31) / 32;
+    const int probe = lo + (lane + 1) * step - 1;
+    const unsigned ballot = __ballot_sync(kFullWarp, probe >= lo + len || past(samples[probe]));
+    if (!ballot) {
+      lo += len;
+      len = 0;
+      break;
+    }
+    const int first = __ffs(ballot) - 1;
+    const int end = min(lo + (first + 1) * step - 1, lo + len);
+    lo += first * step;
+    len = end - lo;
+  }
+  if (len > 0) {
+    const unsigned ballot = __ballot_sync(kFullWarp, lane < len && past(samples[lo + lane]));
+    lo += ballot ? __ffs(ballot) - 1 : len;
   }
   if (lo == 0) return 0;
   // Sample lo − 1 is not past v, sample lo (or the end) is: the answer is in between.
@@ -200,29 +211,34 @@ struct IterationShared {
   SortedPrefix total;
 };
 
-/// Sorting and grouping for k ≤ 32, by warp 0 alone: lane j holds centroid j; ranks by counting
-/// over shuffles, candidates and groups by ballots.
-__device__ void sortSmall(IterationShared& sh, int k, int lane) {
+/// Sorting and grouping for k ≤ 32 (all threads call it: a barrier). Warp w ranks centroids w,
+/// w + kWarps, … by one ballot over all of them; then warp 0 picks the candidates and groups by
+/// ballots.
+__device__ void sortSmall(IterationShared& sh, int k, int t) {
   Candidates& cand = sh.cand;
-  const bool mine = lane < k;
-  const float v = mine ? sh.centroid[lane] : 0.0f;
-  int rank = 0;
-  bool candidate = mine;
-  for (int i = 0; i < k; ++i) {
-    const float o = __shfl_sync(kFullWarp, v, i);
-    rank += (o < v || (o == v && i < lane)) ? 1 : 0;
-    if (o == v && i < lane) candidate = false;
+  const int lane = t & 31, warp = t >> 5;
+  const float mine = lane < k ? sh.centroid[lane] : 0.0f;
+  for (int j = warp; j < k; j += kWarps) {
+    const float v = sh.centroid[j];
+    const unsigned lower =
+        __ballot_sync(kFullWarp, lane < k && (mine < v || (mine == v && lane < j)));
+    const unsigned equal_before = __ballot_sync(kFullWarp, lane < k && mine == v && lane < j);
+    if (lane == 0) {
+      const int rank = __popc(lower);
+      sh.sorted_value[rank] = v;
+      sh.sorted_index[rank] = static_cast<unsigned short>(j);
+      sh.sorted_candidate[rank] = equal_before == 0 ? 1 : 0;
+    }
   }
+  __syncthreads();
+  if (warp != 0) return;
+  const bool candidate = lane < k && sh.sorted_candidate[lane];
   const unsigned candidates = __ballot_sync(kFullWarp, candidate);
-  int at = 0;  // candidates of lower rank
-  for (int i = 0; i < k; ++i) {
-    const int other = __shfl_sync(kFullWarp, rank, i);
-    at += ((candidates >> i) & 1u) && other < rank ? 1 : 0;
-  }
   const int m = __popc(candidates);
   if (candidate) {
-    cand.value[at] = v;
-    cand.index[at] = static_cast<unsigned short>(lane);
+    const int at = __popc(candidates & ((1u << lane) - 1u));
+    cand.value[at] = sh.sorted_value[lane];
+    cand.index[at] = sh.sorted_index[lane];
   }
   __syncwarp();
   const float c = lane < m ? cand.value[lane] : 0.0f;
@@ -333,11 +349,10 @@ __global__ void __launch_bounds__(kThreads) sortedIterationKernel(SortedArgs a) 
 
   // 2. The centroids sorted by (value, index), the candidates (the first of equal values) and
   //    their groups; meanwhile the upper half of the block indexes the previous runs by label.
-  if (k <= 32) {
-    if (warp == 0) sortSmall(sh, k, lane);
-  } else {
+  if (k <= 32)
+    sortSmall(sh, k, t);
+  else
     sortGeneral(sh, k, t);
-  }
   if (a.runs_in && t >= kThreads - kSortedMaxK && t - (kThreads - kSortedMaxK) < sh.old_groups) {
     const int o = t - (kThreads - kSortedMaxK);
     const unsigned short l = sh.old_label[o];
@@ -362,8 +377,15 @@ __global__ void __launch_bounds__(kThreads) sortedIterationKernel(SortedArgs a) 
     const float above = cand.value[cand.group_first[g]];
     const double mid = 0.5 * (static_cast<double>(below) + static_cast<double>(above));
     const double delta = (static_cast<double>(above) - static_cast<double>(below)) * 0x1p-16;
-    const std::size_t lo = firstAbove(a, sh.samples, mid - delta, true, lane);
-    const std::size_t hi = firstAbove(a, sh.samples, mid + delta, false, lane);
+    const std::size_t lo = firstPast(a, sh.samples, mid - delta, true, lane);
+    // Its prefix sums go out now: the boundary is usually lo itself.
+    SortedPrefix guess;
+    if (lane == 0) guess = a.prefix[lo];
+    // mid + δ: usually among the next rows (in the cache), else searched afresh.
+    const float next = lo + lane < n ? a.values[lo + lane] : INFINITY;
+    const unsigned beyond = __ballot_sync(kFullWarp, static_cast<double>(next) > mid + delta);
+    const std::size_t hi =
+        beyond ? lo + (__ffs(beyond) - 1) : firstPast(a, sh.samples, mid + delta, false, lane);
     std::size_t found = hi;
     for (std::size_t p0 = lo; p0 < hi; p0 += 32) {  // usually none, or a row or two
       const std::size_t p = p0 + lane;
@@ -374,10 +396,10 @@ __global__ void __launch_bounds__(kThreads) sortedIterationKernel(SortedArgs a) 
         break;
       }
     }
-    // The rows either side of the boundary are in the cache; its prefix sums, one line away.
+    // The rows either side of the boundary are in the cache.
     if (lane == 0) {
       sh.bound[g] = static_cast<unsigned int>(found);
-      sh.prefix[g] = a.prefix[found];
+      sh.prefix[g] = found == lo ? guess : a.prefix[found];
     } else if (lane == 1) {
       sh.first_value[g] = a.values[found < n ? found : n - 1];  // (unused when the run is empty)
     } else if (lane == 2) {
@@ -397,6 +419,8 @@ __global__ void __launch_bounds__(kThreads) sortedIterationKernel(SortedArgs a) 
   // 4. A run of one label: its sums are prefix-sum differences, its largest distances at its
   //    ends. Its runs go out for the next iteration and the labels. The changed count: run
   //    against run, or row by row where this run or an old one it overlaps is mixed.
+  unsigned long long same = 0;  // this run's rows whose label stayed (run against run)
+  bool rows = false;
   if (t < G) {
     const std::size_t from = sh.bound[t], to = sh.bound[t + 1];
     const bool single = cand.group_first[t + 1] - cand.group_first[t] == 1;
@@ -416,12 +440,11 @@ __global__ void __launch_bounds__(kThreads) sortedIterationKernel(SortedArgs a) 
     a.runs_out->start[t] = static_cast<unsigned int>(from);
     a.runs_out->weight_before[t] = p0.w;
     a.runs_out->label[t] = label;
-    bool rows = !single;
+    rows = !single;
     if (a.runs_in && sh.old_mixed && !rows && from < to)
       for (int o = 0; o < sh.old_groups && !rows; ++o)
         rows = sh.old_label[o] == kMixedRun && sh.old_start[o] < to && sh.old_start[o + 1] > from;
     sh.needs_rows[t] = rows ? 1 : 0;
-    if (rows) atomicOr(&sh.any_rows, 1);
     if (a.runs_in && !rows && from < to) {
       const int o = sh.old_run_of_label[label];
       if (o >= 0) {  // the overlap of [from, to) with the old run, weighed by its prefix sums
@@ -432,9 +455,18 @@ __global__ void __launch_bounds__(kThreads) sortedIterationKernel(SortedArgs a) 
         if (lo < hi) {
           const long long w_lo = old_first ? sh.old_weight[o] : p0.w;
           const long long w_hi = old_last ? sh.old_weight[o + 1] : p1.w;
-          atomicAdd(&sh.same, static_cast<unsigned long long>(w_hi - w_lo));
+          same = static_cast<unsigned long long>(w_hi - w_lo);
         }
       }
+    }
+  }
+  if (warp * 32 < G) {  // the warps holding runs: one shared atomic each
+    for (int offset = 16; offset > 0; offset >>= 1)
+      same += __shfl_xor_sync(kFullWarp, same, offset);
+    const unsigned any = __ballot_sync(kFullWarp, rows);
+    if (lane == 0) {
+      if (same) atomicAdd(&sh.same, same);
+      if (any) atomicOr(&sh.any_rows, 1);
     }
   }
   if (t == kThreads - 1) {
