@@ -261,11 +261,6 @@ void CudaEngine::releaseData() {
   bounds_.release();
 }
 
-/// The largest k the sorted runs take (kSortedMaxK) where they beat the compact kernels: each
-/// boundary costs its warp a search and its loads, one warp per boundary (H100, 1 M points of
-/// d = 1; docs/benchmarks.md).
-constexpr int kSortedPlanMaxK = 32;
-
 template <typename LabelT>
 void CudaEngine::planFor() {
   // Small d and k, no weights: the compact kernels (bounds and sums kept across iterations), for
@@ -277,7 +272,7 @@ void CudaEngine::planFor() {
   const bool compact_fits = fitsCompactKernel(d_, k_) && weights_.size() == 0;
   // d = 1 with its sorted runs (indexSortedRuns): one block per iteration, no row read (H100,
   // 1 M points, k = 16: see docs/benchmarks.md).
-  if (!sorted_.empty() && !shard_ && k_ <= kSortedPlanMaxK && weights_.size() == 0) {
+  if (!sorted_.empty() && !shard_ && k_ <= kSortedMaxK && weights_.size() == 0) {
     plan_ = AssignPlan{};
     plan_.sorted = true;
     return;

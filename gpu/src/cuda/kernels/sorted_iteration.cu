@@ -133,24 +133,17 @@ __device__ double clusterInertia(__int128 A, __int128 B, long long W, float c, i
   return fmax(0.0, sum) * unit;
 }
 
-/// The first sorted position whose value is ≥ v (`inclusive`) or > v, for a whole warp: a search
-/// among the samples (shared memory) 32 at a time, then the rows between two samples loaded at
-/// once, kPerLane a lane, and compared.
-__device__ std::size_t firstPast(const SortedArgs& a, const float* samples, double v,
-                                 bool inclusive, int lane) {
-  const auto past = [&](float x) {
-    return inclusive ? static_cast<double>(x) >= v : static_cast<double>(x) > v;
-  };
+/// The first sample whose value is ≥ v (`inclusive`) or > v (sample_count: none), for a whole
+/// warp: a search among the samples (shared memory) 32 at a time.
+__device__ int firstSamplePast(const SortedArgs& a, const float* samples, float v, bool inclusive,
+                               int lane) {
+  const auto past = [&](float x) { return inclusive ? x >= v : x > v; };
   int lo = 0, len = a.sample_count;  // the first sample past v is in [lo, lo + len]
   while (len > 32) {
     const int step = (len + 31) / 32;
     const int probe = lo + (lane + 1) * step - 1;
     const unsigned ballot = __ballot_sync(kFullWarp, probe >= lo + len || past(samples[probe]));
-    if (!ballot) {
-      lo += len;
-      len = 0;
-      break;
-    }
+    if (!ballot) return lo + len;
     const int first = __ffs(ballot) - 1;
     const int end = min(lo + (first + 1) * step - 1, lo + len);
     lo += first * step;
@@ -160,6 +153,15 @@ __device__ std::size_t firstPast(const SortedArgs& a, const float* samples, doub
     const unsigned ballot = __ballot_sync(kFullWarp, lane < len && past(samples[lo + lane]));
     lo += ballot ? __ffs(ballot) - 1 : len;
   }
+  return lo;
+}
+
+/// The first sorted position whose value is ≥ v (`inclusive`) or > v, for a whole warp: the
+/// samples, then the rows between two samples loaded at once, kPerLane a lane, and compared.
+__device__ std::size_t firstPast(const SortedArgs& a, const float* samples, float v, bool inclusive,
+                                 int lane) {
+  const auto past = [&](float x) { return inclusive ? x >= v : x > v; };
+  const int lo = firstSamplePast(a, samples, v, inclusive, lane);
   if (lo == 0) return 0;
   // Sample lo − 1 is not past v, sample lo (or the end) is: the answer is in between.
   const std::size_t from = (static_cast<std::size_t>(lo) - 1) * a.sample_step + 1;
@@ -181,11 +183,121 @@ __device__ std::size_t firstPast(const SortedArgs& a, const float* samples, doub
   return to;
 }
 
+/// The winning candidate for a row between the last candidate of group g − 1 and the first of
+/// group g: one of the two groups' (winnerOf without its search).
+__device__ __forceinline__ int winnerBetween(const Candidates& c, float x, int g) {
+  const int last = c.group_first[g + 1];
+  int best = c.group_first[g - 1];
+  float best_dist = exact::mul(exact::sub(x, c.value[best]), exact::sub(x, c.value[best]));
+  for (int j = best + 1; j < last; ++j) {
+    const float t = exact::sub(x, c.value[j]);
+    const float dist = exact::mul(t, t);
+    if (dist < best_dist || (dist == best_dist && c.index[j] < c.index[best])) {
+      best_dist = dist;
+      best = j;
+    }
+  }
+  return best;
+}
+
+/// Boundary g, its row and the values either side of it.
+struct Boundary {
+  std::size_t at;
+  float first;  ///< the value at `at` (the first row of run g), if at < n
+  float last;   ///< the value at at − 1 (the last row of run g − 1), if at > 0
+};
+
+/// Boundary g (a whole warp) given the window [low, high] outside which no row's side is in
+/// doubt: rows below low are before it, rows above high after it, rows between take the exact
+/// test. Usually all of it in one load of the kPerLane·32 rows from the sample before low, kept
+/// in registers; where the window runs past them (more than that many rows in it, or samples
+/// further apart), searched and loaded again.
+__device__ Boundary findBoundary(const SortedArgs& a, const float* samples, const Candidates& cand,
+                                 int g, float low, float high, int lane) {
+  const std::size_t n = a.n;
+  const int s = firstSamplePast(a, samples, low, true, lane);
+  const std::size_t from = s == 0 ? 0 : (static_cast<std::size_t>(s) - 1) * a.sample_step + 1;
+  const std::size_t end = min(from + 32 * kPerLane, n);
+  float x[kPerLane];
+#pragma unroll
+  for (int i = 0; i < kPerLane; ++i) {
+    const std::size_t p = from + 32 * i + lane;
+    x[i] = p < end ? a.values[p] : INFINITY;
+  }
+  // The first rows ≥ low, > high, and winning for group g, in the chunk: bit i·32 + lane.
+  std::size_t lo = end, hi = end, found = end;
+  bool have_lo = false, have_hi = false, have_found = false;
+#pragma unroll
+  for (int i = 0; i < kPerLane; ++i) {
+    const std::size_t p = from + 32 * i + lane;
+    const unsigned at_lo = __ballot_sync(kFullWarp, p < end && x[i] >= low);
+    const unsigned at_hi = __ballot_sync(kFullWarp, p < end && x[i] > high);
+    if (!have_lo && at_lo) {
+      lo = from + 32 * i + (__ffs(at_lo) - 1);
+      have_lo = true;
+    }
+    if (!have_hi && at_hi) {
+      hi = from + 32 * i + (__ffs(at_hi) - 1);
+      have_hi = true;
+    }
+  }
+  const bool complete = have_hi || end == n;  // else the window runs past the chunk
+  if (complete && lo < hi) {
+#pragma unroll
+    for (int i = 0; i < kPerLane; ++i) {
+      const std::size_t p = from + 32 * i + lane;
+      const bool past = p >= lo && p < hi && cand.group[winnerBetween(cand, x[i], g)] >= g;
+      const unsigned ballot = __ballot_sync(kFullWarp, past);
+      if (!have_found && ballot) {
+        found = from + 32 * i + (__ffs(ballot) - 1);
+        have_found = true;
+      }
+    }
+  }
+  Boundary b;
+  if (complete) {
+    b.at = have_found ? found : hi;
+    // The values either side from the registers that hold them (else loaded: rare).
+    const std::size_t first_at = b.at, last_at = b.at > 0 ? b.at - 1 : 0;
+    float first = 0.0f, last = 0.0f;
+#pragma unroll
+    for (int i = 0; i < kPerLane; ++i) {
+      const std::size_t p = from + 32 * i + lane;
+      if (p == first_at) first = x[i];
+      if (p == last_at) last = x[i];
+    }
+    const unsigned has_first = __ballot_sync(
+        kFullWarp, first_at >= from && first_at < end && (first_at - from) % 32 == lane);
+    const unsigned has_last =
+        __ballot_sync(kFullWarp, last_at >= from && last_at < end && (last_at - from) % 32 == lane);
+    b.first = has_first ? __shfl_sync(kFullWarp, first, __ffs(has_first) - 1)
+                        : a.values[first_at < n ? first_at : n - 1];
+    b.last = has_last ? __shfl_sync(kFullWarp, last, __ffs(has_last) - 1) : a.values[last_at];
+    return b;
+  }
+  // The window runs past the chunk: search both ends, then test the rows between them.
+  lo = firstPast(a, samples, low, true, lane);
+  hi = firstPast(a, samples, high, false, lane);
+  b.at = hi;
+  for (std::size_t p0 = lo; p0 < hi; p0 += 32) {
+    const std::size_t p = p0 + lane;
+    const bool past = p < hi && cand.group[winnerBetween(cand, a.values[p], g)] >= g;
+    const unsigned ballot = __ballot_sync(kFullWarp, past);
+    if (ballot) {
+      b.at = p0 + (__ffs(ballot) - 1);
+      break;
+    }
+  }
+  b.first = a.values[b.at < n ? b.at : n - 1];
+  b.last = a.values[b.at > 0 ? b.at - 1 : 0];
+  return b;
+}
+
 struct IterationShared {
   float samples[kMaxSamples];
   float centroid[kSortedMaxK];
   Candidates cand;
-  // The general sort's scratch (k > 32).
+  // The sort's scratch: all k in (value, index) order.
   float sorted_value[kSortedMaxK];
   unsigned short sorted_index[kSortedMaxK];
   unsigned char sorted_candidate[kSortedMaxK];
@@ -211,10 +323,10 @@ struct IterationShared {
   SortedPrefix total;
 };
 
-/// Sorting and grouping for k ≤ 32 (all threads call it: a barrier). Warp w ranks centroids w,
+/// Sorting and grouping (all threads call it: a barrier). Warp w ranks centroids w,
 /// w + kWarps, … by one ballot over all of them; then warp 0 picks the candidates and groups by
 /// ballots.
-__device__ void sortSmall(IterationShared& sh, int k, int t) {
+__device__ void sortCentroids(IterationShared& sh, int k, int t) {
   Candidates& cand = sh.cand;
   const int lane = t & 31, warp = t >> 5;
   const float mine = lane < k ? sh.centroid[lane] : 0.0f;
@@ -258,57 +370,6 @@ __device__ void sortSmall(IterationShared& sh, int k, int t) {
   }
 }
 
-/// Sorting and grouping for k > 32, by the first k threads (all threads call it: barriers).
-__device__ void sortGeneral(IterationShared& sh, int k, int t) {
-  Candidates& cand = sh.cand;
-  if (t < k) {
-    const float v = sh.centroid[t];
-    int rank = 0;
-    bool candidate = true;
-    for (int i = 0; i < k; ++i) {
-      const float o = sh.centroid[i];
-      rank += (o < v || (o == v && i < t)) ? 1 : 0;
-      if (o == v && i < t) candidate = false;
-    }
-    sh.sorted_value[rank] = v;
-    sh.sorted_index[rank] = static_cast<unsigned short>(t);
-    sh.sorted_candidate[rank] = candidate ? 1 : 0;
-  }
-  __syncthreads();
-  if (t < k && sh.sorted_candidate[t]) {
-    int at = 0;
-    for (int r = 0; r < t; ++r)
-      at += sh.sorted_candidate[r];
-    cand.value[at] = sh.sorted_value[t];
-    cand.index[at] = sh.sorted_index[t];
-  }
-  if (t == 0) {
-    int m = 0;
-    for (int r = 0; r < k; ++r)
-      m += sh.sorted_candidate[r];
-    cand.count = m;
-  }
-  __syncthreads();
-  const int m = cand.count;
-  const SafeGap safe = safeGap(sh.lowest, sh.highest, cand.value[0], cand.value[m - 1]);
-  const auto starts = [&](int r) {
-    return r == 0 || (safe.tame &&
-                      static_cast<double>(cand.value[r]) - static_cast<double>(cand.value[r - 1]) >=
-                          safe.gap);
-  };
-  if (t < m) {
-    int group = -1;
-    for (int r = 0; r <= t; ++r)
-      group += starts(r) ? 1 : 0;
-    cand.group[t] = static_cast<unsigned char>(group);
-    if (starts(t)) cand.group_first[group] = static_cast<short>(t);
-    if (t == m - 1) {
-      cand.groups = group + 1;
-      cand.group_first[group + 1] = static_cast<short>(m);
-    }
-  }
-}
-
 __global__ void __launch_bounds__(kThreads) sortedIterationKernel(SortedArgs a) {
   __shared__ IterationShared sh;
   const int t = static_cast<int>(threadIdx.x);
@@ -338,8 +399,19 @@ __global__ void __launch_bounds__(kThreads) sortedIterationKernel(SortedArgs a) 
     sh.overflow[t] = 0;
     sh.old_run_of_label[t] = -1;
   }
-  for (int s = t; s < a.sample_count; s += kThreads)
-    sh.samples[s] = a.samples[s];
+  {
+    // Every load in flight at once (a loop over the runtime count had waited for each in turn).
+    constexpr int kEach = kMaxSamples / kThreads;
+    float sample[kEach];
+#pragma unroll
+    for (int i = 0; i < kEach; ++i) {
+      const int at = t + i * kThreads;
+      sample[i] = at < a.sample_count ? a.samples[at] : 0.0f;
+    }
+#pragma unroll
+    for (int i = 0; i < kEach; ++i)
+      sh.samples[t + i * kThreads] = sample[i];
+  }
   if (a.runs_in && t <= k) {
     sh.old_start[t] = a.runs_in->start[t];
     sh.old_weight[t] = a.runs_in->weight_before[t];
@@ -349,10 +421,7 @@ __global__ void __launch_bounds__(kThreads) sortedIterationKernel(SortedArgs a) 
 
   // 2. The centroids sorted by (value, index), the candidates (the first of equal values) and
   //    their groups; meanwhile the upper half of the block indexes the previous runs by label.
-  if (k <= 32)
-    sortSmall(sh, k, t);
-  else
-    sortGeneral(sh, k, t);
+  sortCentroids(sh, k, t);
   if (a.runs_in && t >= kThreads - kSortedMaxK && t - (kThreads - kSortedMaxK) < sh.old_groups) {
     const int o = t - (kThreads - kSortedMaxK);
     const unsigned short l = sh.old_label[o];
@@ -377,33 +446,14 @@ __global__ void __launch_bounds__(kThreads) sortedIterationKernel(SortedArgs a) 
     const float above = cand.value[cand.group_first[g]];
     const double mid = 0.5 * (static_cast<double>(below) + static_cast<double>(above));
     const double delta = (static_cast<double>(above) - static_cast<double>(below)) * 0x1p-16;
-    const std::size_t lo = firstPast(a, sh.samples, mid - delta, true, lane);
-    // Its prefix sums go out now: the boundary is usually lo itself.
-    SortedPrefix guess;
-    if (lane == 0) guess = a.prefix[lo];
-    // mid + δ: usually among the next rows (in the cache), else searched afresh.
-    const float next = lo + lane < n ? a.values[lo + lane] : INFINITY;
-    const unsigned beyond = __ballot_sync(kFullWarp, static_cast<double>(next) > mid + delta);
-    const std::size_t hi =
-        beyond ? lo + (__ffs(beyond) - 1) : firstPast(a, sh.samples, mid + delta, false, lane);
-    std::size_t found = hi;
-    for (std::size_t p0 = lo; p0 < hi; p0 += 32) {  // usually none, or a row or two
-      const std::size_t p = p0 + lane;
-      const bool past = p < hi && cand.group[winnerOf(cand, a.values[p])] >= g;
-      const unsigned ballot = __ballot_sync(kFullWarp, past);
-      if (ballot) {
-        found = p0 + (__ffs(ballot) - 1);
-        break;
-      }
-    }
-    // The rows either side of the boundary are in the cache.
+    // As floats, rounded outwards (a wider window: only more rows take the exact test).
+    const float low = __double2float_rd(mid - delta), high = __double2float_ru(mid + delta);
+    const Boundary b = findBoundary(a, sh.samples, cand, g, low, high, lane);
     if (lane == 0) {
-      sh.bound[g] = static_cast<unsigned int>(found);
-      sh.prefix[g] = found == lo ? guess : a.prefix[found];
-    } else if (lane == 1) {
-      sh.first_value[g] = a.values[found < n ? found : n - 1];  // (unused when the run is empty)
-    } else if (lane == 2) {
-      sh.last_value[g - 1] = a.values[found > 0 ? found - 1 : 0];
+      sh.bound[g] = static_cast<unsigned int>(b.at);
+      sh.prefix[g] = a.prefix[b.at];
+      sh.first_value[g] = b.first;  // (unused when the run is empty)
+      sh.last_value[g - 1] = b.last;
     }
   }
   if (t == kThreads - 1) {
@@ -460,7 +510,7 @@ __global__ void __launch_bounds__(kThreads) sortedIterationKernel(SortedArgs a) 
       }
     }
   }
-  if (warp * 32 < G) {  // the warps holding runs: one shared atomic each
+  if (warp == 0) {  // the runs' warp: one shared atomic
     for (int offset = 16; offset > 0; offset >>= 1)
       same += __shfl_xor_sync(kFullWarp, same, offset);
     const unsigned any = __ballot_sync(kFullWarp, rows);
@@ -536,11 +586,8 @@ __global__ void __launch_bounds__(kThreads) sortedIterationKernel(SortedArgs a) 
                        : clusterInertia(load128(sh.sum_a[t]), load128(sh.sum_b[t]), sh.sum_w[t],
                                         sh.centroid[t], a.inertia_exp, a.inertia_bits);
   }
-  // The clusters' warps reduce by butterflies, then thread 0 adds the warps in order: a fixed
-  // order, so the inertia is the same on every run.
-  const int cluster_warps = (k + 31) / 32;
-  __shared__ UpdateTotals warp_totals[kSortedMaxK / 32];
-  if (warp < cluster_warps) {
+  // Warp 0 reduces by butterflies: a fixed order, so the inertia is the same on every run.
+  if (warp == 0) {
     for (int offset = 16; offset > 0; offset >>= 1) {
       mine.work.inertia += __shfl_xor_sync(kFullWarp, mine.work.inertia, offset);
       mine.shift = fmaxf(mine.shift, __shfl_xor_sync(kFullWarp, mine.shift, offset));
@@ -548,13 +595,9 @@ __global__ void __launch_bounds__(kThreads) sortedIterationKernel(SortedArgs a) 
           fmaxf(mine.drift_shift, __shfl_xor_sync(kFullWarp, mine.drift_shift, offset));
       mine.empty += __shfl_xor_sync(kFullWarp, mine.empty, offset);
     }
-    if (lane == 0 && cluster_warps > 1) warp_totals[warp] = mine;
   }
-  if (cluster_warps > 1) __syncthreads();
   if (t == 0) {
     UpdateTotals total = mine;
-    for (int w = 1; w < cluster_warps; ++w)
-      total = CombineTotals{}(total, warp_totals[w]);
     total.work.changed = static_cast<unsigned long long>(sh.total.w) - (a.runs_in ? sh.same : 0ull);
     reportUpdate(ca, total, iteration, 0.0);
   }
