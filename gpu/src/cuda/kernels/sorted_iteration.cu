@@ -317,7 +317,6 @@ struct IterationShared {
   unsigned char needs_rows[kSortedMaxK];
   int old_groups;
   int old_mixed;
-  int any_rows;
   float lowest, highest;  ///< the data's extremes
   unsigned long long same;
   SortedPrefix total;
@@ -388,7 +387,6 @@ __global__ void __launch_bounds__(kThreads) sortedIterationKernel(SortedArgs a) 
     sh.highest = a.values[n - 1];
     sh.same = 0;
     sh.old_mixed = 0;
-    sh.any_rows = 0;
     sh.old_groups = a.runs_in ? a.runs_in->groups : 0;
   }
   const int exponent[1] = {a.update.coord_exp[0]};
@@ -469,6 +467,10 @@ __global__ void __launch_bounds__(kThreads) sortedIterationKernel(SortedArgs a) 
   // 4. A run of one label: its sums are prefix-sum differences, its largest distances at its
   //    ends. Its runs go out for the next iteration and the labels. The changed count: run
   //    against run, or row by row where this run or an old one it overlaps is mixed.
+  // Without a mixed run in this iteration or the last, warp 0 (which holds the runs) finishes
+  // alone: no barrier after this one.
+  const bool rare = cand.groups < cand.count || sh.old_mixed;
+  if (!rare && warp != 0) return;
   unsigned long long same = 0;  // this run's rows whose label stayed (run against run)
   bool rows = false;
   if (t < G) {
@@ -513,22 +515,18 @@ __global__ void __launch_bounds__(kThreads) sortedIterationKernel(SortedArgs a) 
   if (warp == 0) {  // the runs' warp: one shared atomic
     for (int offset = 16; offset > 0; offset >>= 1)
       same += __shfl_xor_sync(kFullWarp, same, offset);
-    const unsigned any = __ballot_sync(kFullWarp, rows);
-    if (lane == 0) {
-      if (same) atomicAdd(&sh.same, same);
-      if (any) atomicOr(&sh.any_rows, 1);
-    }
+    if (lane == 0 && same) atomicAdd(&sh.same, same);
   }
-  if (t == kThreads - 1) {
+  if (t == 0) {
     a.runs_out->start[G] = static_cast<unsigned int>(n);
     a.runs_out->weight_before[G] = sh.total.w;
     a.runs_out->groups = G;
   }
-  __syncthreads();
 
   // 5. The rare rows: mixed runs, one by one (labels, sums), and the changed count where a run
   //    of either iteration is mixed.
-  if (sh.any_rows) {
+  if (rare) {
+    __syncthreads();
     for (int g = 0; g < G; ++g) {
       if (!sh.needs_rows[g]) continue;
       const bool mixed = cand.group_first[g + 1] - cand.group_first[g] > 1;
@@ -557,6 +555,8 @@ __global__ void __launch_bounds__(kThreads) sortedIterationKernel(SortedArgs a) 
       }
     }
     __syncthreads();
+  } else {
+    __syncwarp();
   }
 
   // 6. The update (the compact kernels' arithmetic, so the CPU's centroids bit for bit), the
