@@ -57,6 +57,12 @@ TEST_P(SortedRunsVersusCpu, SameTrajectory) {
   const auto stats = expectCpuTrajectory(x, config, 25);
   ASSERT_FALSE(stats.empty());
   EXPECT_EQ(stats.front().changed, c.n);  // every row, the first time
+  // The sorted runs count no rows searched (−1); the compact kernels do (k > 32, and one row:
+  // data spanning nothing have no sorted runs).
+  if (c.k <= 32 && c.n > 1)
+    EXPECT_EQ(stats.front().rows_searched, -1) << "not the sorted runs";
+  else
+    EXPECT_GE(stats.front().rows_searched, 0);
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -129,8 +135,8 @@ TEST(SortedRuns, EqualCentroidsAndSignedZeros) {
 
 TEST(SortedRuns, HugeValuesWhoseSquaresOverflow) {
   KMS_REQUIRE_CUDA();
-  // Distances beyond float's range: every comparison is a tie at ∞ (the lowest index wins) —
-  // no run structure to rely on, so every row is looked at.
+  // Distances beyond float's range: every comparison is a tie at ∞ (the lowest index wins) — no
+  // run structure to rely on. Data spanning 2^58 or more go to the compact kernels.
   std::vector<float> x;
   std::mt19937_64 rng(9);
   std::uniform_real_distribution<float> u(-1.5e38f, 1.5e38f);  // a range float still holds
@@ -139,19 +145,41 @@ TEST(SortedRuns, HugeValuesWhoseSquaresOverflow) {
   KMeansConfig config;
   config.k = 6;
   config.seed = 4;
-  expectCpuTrajectory(x, config, 5);
+  const auto stats = expectCpuTrajectory(x, config, 5);
+  ASSERT_FALSE(stats.empty());
+  EXPECT_GE(stats.front().rows_searched, 0) << "the compact kernels";
 }
 
 TEST(SortedRuns, TinyValues) {
   KMS_REQUIRE_CUDA();
-  // Squares in float's subnormals and below: distances of 0 between distinct values.
+  // Squares in float's subnormals and below: distances of 0 between distinct values. Data
+  // spanning less than 2^-40 go to the compact kernels.
   std::vector<float> x;
   for (int i = 0; i < 4000; ++i)
     x.push_back(std::ldexp(static_cast<float>(i % 50) - 25.0f, -140 + (i % 3)));
   KMeansConfig config;
   config.k = 7;
   config.seed = 8;
-  expectCpuTrajectory(x, config, 5);
+  const auto stats = expectCpuTrajectory(x, config, 5);
+  ASSERT_FALSE(stats.empty());
+  EXPECT_GE(stats.front().rows_searched, 0) << "the compact kernels";
+}
+
+TEST(SortedRuns, StartsBeyondTheDataAndFarAway) {
+  KMS_REQUIRE_CUDA();
+  // A start just past the data's edge (beyond the inertia grid: its moments about the grid's
+  // end), and one so far away that no centroid pair is the safe gap apart (one mixed group: every
+  // row looked at); with KeepCentroid the far one stays, empty, for every iteration.
+  std::vector<float> x;
+  for (int i = 0; i < 3000; ++i)
+    x.push_back((i % 2 ? 1.0f : -1.0f) * (0.999998f - static_cast<float>(i % 7) * 1e-7f));
+  expectCpuTrajectory(x, given({-0.999998f, 1.0f}), 3);
+  KMeansConfig far = given({5e20f, -0.5f, 0.5f});
+  far.empty_clusters = EmptyClusterPolicy::KeepCentroid;
+  const auto stats = expectCpuTrajectory(x, far, 4);
+  ASSERT_EQ(stats.size(), 4u);
+  EXPECT_EQ(stats.back().empty_clusters, 1);
+  EXPECT_EQ(stats.front().rows_searched, -1) << "not the sorted runs";
 }
 
 TEST(SortedRuns, CountedValuesMatchTheCpu) {

@@ -89,9 +89,10 @@ struct EngineOptions {
   /// Whether the CUDA engine indexes one-dimensional data (d = 1, no weights) as sorted runs
   /// when it loads them: the rows sorted once with exact prefix sums, so that an iteration finds
   /// each centroid's run of rows by a search and its sums by subtraction, without reading the
-  /// rows (k ≤ 256, one GPU). Labels and centroids are the same either way (the inertia may
-  /// differ in its last bits); the index costs a sort at setData and about 52 bytes per row of
-  /// GPU memory, and is skipped when that memory is not free.
+  /// rows (k ≤ 32, one GPU). Labels and centroids are the same either way (the inertia may
+  /// differ in its last bits); the index costs a sort at setData and about 60 bytes per row of
+  /// GPU memory, and is skipped when that memory is not free or the data span less than 2^-40
+  /// or 2^58 or more.
   bool cuda_sorted_runs = true;
 };
 

@@ -154,11 +154,16 @@ void CudaEngine::indexSortedRuns(std::size_t data_bytes) {
   // An index, not the data: it takes only memory that leaves the run its labels (as the tiles).
   const std::size_t run_bytes = n_ * 2 * sizeof(std::uint16_t);
   if (SortedIndex::buildBytesFor(n_) + run_bytes > free_bytes) return;
-  if (max_device_bytes_ > 0 && data_bytes + SortedIndex::bytesFor(n_) > max_device_bytes_) return;
+  if (max_device_bytes_ > 0 &&
+      data_bytes + tiles_.bytes() + SortedIndex::bytesFor(n_) > max_device_bytes_)
+    return;
   // The inertia grid covers the centred data's magnitude (a little more: the centring rounds).
   const double reach = std::max(double(summary_.hi[0]) - double(summary_.mid[0]),
                                 double(summary_.mid[0]) - double(summary_.lo[0])) *
                        (1.0 + 1e-6);
+  // Data spanning 2^58 or more, or less than 2^-40, leave no centroid pair the safe gap apart
+  // (sorted_iteration.cuh): every row would be looked at one by one, by one block.
+  if (!(reach > 0x1p-41 && reach < 0x1p57)) return;
   const int inertia_exp = SortedIndex::inertiaExponent(reach, summary_.total_weight, inertia_bits_);
   try {
     sorted_.build(points_.get(), counts_.size() ? counts_.get() : nullptr, n_,
@@ -372,6 +377,8 @@ void CudaEngine::startRun() {
   if (plan_.point_tiles)
     KMS_CUDA_CHECK(cudaMemsetAsync(tiles_.iteration(), 0, sizeof(TileIteration), s));
   runs_.resize(plan_.sorted ? 2 : 0);
+  // Each iteration reads the previous runs up to k (past their groups: zeros, never used).
+  if (plan_.sorted) KMS_CUDA_CHECK(cudaMemsetAsync(runs_.get(), 0, runs_.bytes(), s));
   if (keepsBounds()) {                          // sums and bounds kept across iterations
     bounds_.resize(keepsRowBounds() ? n_ : 0);  // the tile kernel keeps no bound per row
     geometry_.resize(2 * static_cast<std::size_t>(k_) + 1);

@@ -77,7 +77,7 @@ struct AssignPlan {
   bool compact = false;
   /// Compact with point tiles (d ≤ 4): the assignment settles whole tiles (tile_kernel.cuh).
   bool point_tiles = false;
-  /// d = 1, k ≤ 256, unweighted, one GPU: the whole iteration is one block over the sorted runs
+  /// d = 1, k ≤ 32, unweighted, one GPU: the whole iteration is one block over the sorted runs
   /// (sorted_iteration.cuh); no row is read.
   bool sorted = false;
   /// 17 ≤ d ≤ 64, k ≤ 256, unweighted: a bound per row, sums kept (wide_kernel.cuh).

@@ -114,23 +114,20 @@ __device__ __forceinline__ double toDouble(__int128 v) {
 }
 
 /// Σ w·(x − c)² of a cluster from its moments on the inertia grid (A = Σ w·qᵢ², B = Σ w·qᵢ,
-/// W = Σ w): with M the grid point nearest c·2^e and f the rest, Σ w·(qᵢ − M)² is computed
-/// exactly in 128 bits (no cancellation), then corrected by f.
+/// W = Σ w): with M the grid point nearest c·2^e (|M| ≤ 2^bits: a centroid beyond the grid —
+/// a given start — takes the grid's end, so that every qᵢ − M has one sign) and f = c·2^e − M,
+/// Σ w·(qᵢ − M)² is computed exactly in 128 bits, then corrected by f: Σ w·(qᵢ − M − f)². Either
+/// the correction is small (|f| ≤ 1/2) or all three terms are ≥ 0: nothing cancels.
 __device__ double clusterInertia(__int128 A, __int128 B, long long W, float c, int exp, int bits) {
   if (W == 0) return 0.0;
   const double m = __dmul_rn(static_cast<double>(c), scalbn(1.0, exp));  // exact
-  const double unit = scalbn(1.0, -2 * exp);
-  if (fabs(m) < scalbn(1.0, bits)) {
-    const long long M = __double2ll_rn(m);
-    const double f = m - static_cast<double>(M);  // exact
-    const __int128 mw = static_cast<__int128>(M) * W;
-    const __int128 E = A - 2 * static_cast<__int128>(M) * B + static_cast<__int128>(M) * mw;
-    const double sum = toDouble(E) - 2.0 * f * toDouble(B - mw) + f * f * static_cast<double>(W);
-    return fmax(0.0, sum) * unit;
-  }
-  // A centroid far outside the grid (a given start): nothing to cancel.
-  const double sum = toDouble(A) - 2.0 * m * toDouble(B) + m * m * static_cast<double>(W);
-  return fmax(0.0, sum) * unit;
+  const double edge = scalbn(1.0, bits);
+  const long long M = fabs(m) < edge ? __double2ll_rn(m) : (m > 0 ? 1LL : -1LL) << bits;
+  const double f = m - static_cast<double>(M);  // exact unless c lies far beyond the grid
+  const __int128 mw = static_cast<__int128>(M) * W;
+  const __int128 E = A - 2 * static_cast<__int128>(M) * B + static_cast<__int128>(M) * mw;
+  const double sum = toDouble(E) - 2.0 * f * toDouble(B - mw) + f * f * static_cast<double>(W);
+  return fmax(0.0, sum) * scalbn(1.0, -2 * exp);
 }
 
 /// The first sample whose value is ≥ v (`inclusive`) or > v (sample_count: none), for a whole
