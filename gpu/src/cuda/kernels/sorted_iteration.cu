@@ -38,6 +38,22 @@ __device__ __forceinline__ SafeGap safeGap(float lowest_row, float highest_row, 
   return {fmax(reach * 0x1p-17, 0x1p-60), reach < 0x1p60};
 }
 
+/// The nearest of candidates [first, last) to x by the CPU's float distance, the lowest index
+/// among equal distances (its position in `c`).
+__device__ __forceinline__ int nearestAmong(const Candidates& c, float x, int first, int last) {
+  int best = first;
+  float best_dist = exact::mul(exact::sub(x, c.value[best]), exact::sub(x, c.value[best]));
+  for (int j = best + 1; j < last; ++j) {
+    const float t = exact::sub(x, c.value[j]);
+    const float dist = exact::mul(t, t);
+    if (dist < best_dist || (dist == best_dist && c.index[j] < c.index[best])) {
+      best_dist = dist;
+      best = j;
+    }
+  }
+  return best;
+}
+
 /// The winning candidate (its position in `c`) for a row at x: the CPU's nearest centroid — the
 /// lowest index among equal distances — found among the groups of the candidates just below and
 /// just above x (sorted_iteration.cuh: every other candidate is strictly farther).
@@ -52,18 +68,7 @@ __device__ __forceinline__ int winnerOf(const Candidates& c, float x) {
   }
   const int below = c.group[lo > 0 ? lo - 1 : 0];
   const int above = c.group[lo < c.count ? lo : c.count - 1];
-  const int last = c.group_first[above + 1];
-  int best = c.group_first[below];
-  float best_dist = exact::mul(exact::sub(x, c.value[best]), exact::sub(x, c.value[best]));
-  for (int j = best + 1; j < last; ++j) {
-    const float t = exact::sub(x, c.value[j]);
-    const float dist = exact::mul(t, t);
-    if (dist < best_dist || (dist == best_dist && c.index[j] < c.index[best])) {
-      best_dist = dist;
-      best = j;
-    }
-  }
-  return best;
+  return nearestAmong(c, x, c.group_first[below], c.group_first[above + 1]);
 }
 
 __device__ __forceinline__ bool overflows(float x, float c) {
@@ -183,18 +188,7 @@ __device__ std::size_t firstPast(const SortedArgs& a, const float* samples, floa
 /// The winning candidate for a row between the last candidate of group g − 1 and the first of
 /// group g: one of the two groups' (winnerOf without its search).
 __device__ __forceinline__ int winnerBetween(const Candidates& c, float x, int g) {
-  const int last = c.group_first[g + 1];
-  int best = c.group_first[g - 1];
-  float best_dist = exact::mul(exact::sub(x, c.value[best]), exact::sub(x, c.value[best]));
-  for (int j = best + 1; j < last; ++j) {
-    const float t = exact::sub(x, c.value[j]);
-    const float dist = exact::mul(t, t);
-    if (dist < best_dist || (dist == best_dist && c.index[j] < c.index[best])) {
-      best_dist = dist;
-      best = j;
-    }
-  }
-  return best;
+  return nearestAmong(c, x, c.group_first[g - 1], c.group_first[g + 1]);
 }
 
 /// Boundary g, its row and the values either side of it.
