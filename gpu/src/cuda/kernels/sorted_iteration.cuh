@@ -9,13 +9,16 @@
 // way and only a tie can flip the winner back: d_a = d_b for a row far away, where the two
 // rounded squares coincide. That cannot happen once c_a − c_b ≥ 2^−17·R, R the largest distance
 // from a row to a centroid (then fl(|x − c_a|) exceeds fl(|x − c_b|) by a relative 2^−18 or more
-// and the squares keep them apart; with R < 2^60 and the gap ≥ 2^−60 no square overflows or
-// underflows), and then the rows where a beats b are an upper set on the whole line.
+// and the squares keep them apart; with R < 2^60 and the gap ≥ 2^−60 no square overflows and
+// the farther one stays a normal float), and then the rows where a beats b are an upper set on
+// the whole line.
 //
 // So the centroids are sorted (value, then index; a centroid equal to a lower-index one never
 // wins: "candidates" are the others), consecutive candidates closer than that gap are joined in
 // "groups", and the winning group is monotone in x: group g owns the sorted positions
-// [B_g, B_g+1). Finding B_g is a search for the first position whose winner's group is ≥ g. A row's
+// [B_g, B_g+1). Finding B_g is a search for the first position whose winner's group is ≥ g (only
+// rows within 2^−16 of the gap around the two groups' midpoint need the test: farther ones are
+// on their side by a margin no rounding closes). A row's
 // winner is always in the group of the candidate just below it or of the one just above it
 // (every farther candidate is a safe gap away on the same side, so strictly farther), so the
 // test evaluates one or two groups, exactly as the CPU does — same distances, the lowest index
