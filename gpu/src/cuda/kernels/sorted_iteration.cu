@@ -409,7 +409,7 @@ __global__ void __launch_bounds__(kThreads) sortedIterationKernel(SortedArgs a) 
   __syncthreads();
 
   // 2. The centroids sorted by (value, index), the candidates (the first of equal values) and
-  //    their groups; meanwhile the upper half of the block indexes the previous runs by label.
+  //    their groups; meanwhile the last warp indexes the previous runs by label.
   sortCentroids(sh, k, t);
   if (a.runs_in && t >= kThreads - kSortedMaxK && t - (kThreads - kSortedMaxK) < sh.old_groups) {
     const int o = t - (kThreads - kSortedMaxK);
