@@ -33,6 +33,10 @@ struct BenchCase {
   /// Rank every row every iteration (EngineOptions::cuda_distance_bounds = false): the tensor or
   /// tiled kernels of 17 ≤ d ≤ 64, for comparison with the wide kernels' bounds.
   bool every_row = false;
+  /// Iterations asked of one Engine::steps call (0: step() by step()). The CUDA engine runs the
+  /// sorted runs of d = 1 as one launch for up to 64 of them, the loop on the device; each
+  /// iteration's time is then its share of the launch.
+  int batch = 0;
 };
 
 /// A case's data: n × d values, and counts for compact cases.

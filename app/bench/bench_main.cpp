@@ -79,14 +79,26 @@ Result timeEngine(kms::Engine& engine, const BenchCase& c, const kms::bench::Ben
   config.tolerance = 0;  // keep iterating: every timed iteration does the full work
   config.max_iterations = warmup + iterations + 1;
   engine.initialize(config);
-  for (int i = 0; i < warmup; ++i)
-    engine.step();
-  std::vector<double> compute, wall, assign, reduce, update, communication, searched, skipped;
-  for (int i = 0; i < iterations; ++i) {
+  // Warm-up on the timed path: steps() launches for batch cases, step() otherwise.
+  std::vector<kms::IterationStats> warming;
+  for (int i = 0; i < warmup;)
+    i += c.batch > 0 ? std::max(1, engine.steps(std::min(c.batch, warmup - i), warming))
+                     : (engine.step(), 1);
+  // Each iteration's stats and the host wall time of the call that ran it (its share of a
+  // steps() call with c.batch).
+  std::vector<kms::IterationStats> timed;
+  std::vector<double> wall;
+  while (static_cast<int>(timed.size()) < iterations) {
+    const int want = c.batch > 0 ? std::min(c.batch, iterations - int(timed.size())) : 1;
     const auto t0 = std::chrono::steady_clock::now();
-    const kms::IterationStats s = engine.step();
-    wall.push_back(
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+    const int ran = c.batch > 0 ? engine.steps(want, timed) : (timed.push_back(engine.step()), 1);
+    const double call_ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    if (ran == 0) break;
+    wall.insert(wall.end(), static_cast<std::size_t>(ran), call_ms / ran);
+  }
+  std::vector<double> compute, assign, reduce, update, communication, searched, skipped;
+  for (const kms::IterationStats& s : timed) {
     compute.push_back(s.ms.computeMs());
     assign.push_back(s.ms.assign_ms);
     reduce.push_back(s.ms.reduce_ms);
@@ -108,7 +120,7 @@ Result timeEngine(kms::Engine& engine, const BenchCase& c, const kms::bench::Ben
   if (!searched.empty()) r.searched = median(searched);
   if (!skipped.empty()) r.skipped = median(skipped);
   r.load_ms = load_ms;
-  r.iterations = iterations;
+  r.iterations = static_cast<int>(timed.size());
   return r;
 }
 

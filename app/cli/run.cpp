@@ -163,9 +163,15 @@ Result cluster(const CliOptions& options, const Dataset& data, const ClusteringI
         progress.emplace(console.stream(), std::size_t(data.clusteredItems()),
                          config.max_iterations);
       }
+      // Quality is measured on every iteration's labels: one step at a time then. Otherwise
+      // in batches, which an engine may run without a host round trip between iterations
+      // (Engine::steps); the progress still shows each iteration.
+      const int batch = quality ? 1 : 64;
       while (!engine.finished()) {
-        iterations.push_back(engine.step());
-        if (progress) progress->iteration(iterations.back());
+        const std::size_t from = iterations.size();
+        if (engine.steps(batch, iterations) == 0) break;
+        for (std::size_t i = from; i < iterations.size(); ++i)
+          if (progress) progress->iteration(iterations[i]);
         if (quality) {
           const State state = readState(engine, input, snapshot);
           measures.push_back(quality->measure(state.labels, state.palette, false));

@@ -46,8 +46,24 @@ void Engine::snapshotAt(int iteration, Snapshot& out) {
   out.n = out.labels.size();
 }
 
+int Engine::steps(int max_steps, std::vector<IterationStats>& out) {
+  int ran = 0;
+  for (; ran < max_steps && !finished(); ++ran)
+    out.push_back(step());
+  return ran;
+}
+
 IterationStats Engine::run(const std::function<bool(const IterationStats&)>& onIteration) {
   IterationStats last;
+  if (!onIteration) {
+    std::vector<IterationStats> batch;
+    while (!finished()) {
+      batch.clear();
+      if (steps(64, batch) == 0) break;
+      last = batch.back();
+    }
+    return last;
+  }
   while (!finished()) {
     last = step();
     if (onIteration && !onIteration(last)) break;

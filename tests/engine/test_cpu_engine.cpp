@@ -360,6 +360,41 @@ TEST(CpuEngine, InertiaNeverIncreases) {
   });
 }
 
+TEST(CpuEngine, StepsInBatchesAreStepByStepAndStopWhereItStops) {
+  const auto pts = test::blobPoints(3000, 3, 6, 21, 4.0f, 0.5f);
+  KMeansConfig c;
+  c.k = 6;
+  c.seed = 2;
+  c.max_iterations = 100;
+  auto batched = createCpuEngine(2);
+  auto stepped = createCpuEngine(2);
+  for (Engine* e : {batched.get(), stepped.get()}) {
+    e->setData(DataView{pts.data(), pts.size() / 3, 3});
+    e->initialize(c);
+  }
+  std::vector<IterationStats> stats;
+  EXPECT_EQ(batched->steps(3, stats), 3);
+  while (batched->steps(4, stats) > 0) {
+  }
+  EXPECT_TRUE(batched->finished());
+  EXPECT_EQ(batched->steps(4, stats), 0);
+  ASSERT_EQ(batched->iteration(), static_cast<int>(stats.size()));
+  for (const IterationStats& b : stats) {
+    const IterationStats s = stepped->step();
+    EXPECT_EQ(b.iteration, s.iteration);
+    EXPECT_EQ(b.inertia, s.inertia);
+    EXPECT_EQ(b.changed, s.changed);
+    EXPECT_EQ(b.converged, s.converged);
+  }
+  EXPECT_TRUE(stepped->finished());
+  EXPECT_TRUE(stats.back().converged);  // well before max_iterations
+  // run() without a callback goes in batches and ends at the same iteration.
+  batched->initialize(c);
+  const IterationStats last = batched->run();
+  EXPECT_EQ(last.iteration, stats.back().iteration);
+  EXPECT_EQ(last.inertia, stats.back().inertia);
+}
+
 TEST(CpuEngine, StepBeforeInitializeThrows) {
   auto engine = createCpuEngine(1);
   EXPECT_THROW(engine->step(), std::logic_error);

@@ -97,6 +97,14 @@ class Engine {
   /// initialize(), DeviceError on GPU failures.
   virtual IterationStats step() = 0;
 
+  /// Runs iterations as step() would, at most `max_steps`, until finished(); appends each
+  /// one's stats to `out` and returns how many ran (0 when already finished). The results are
+  /// those of as many step() calls, bit for bit. A backend may keep the loop on the device: the
+  /// CUDA engine runs the sorted runs of d = 1 (docs/engine.md) as one launch for all of them,
+  /// with no host round trip in between (each iteration's time is then the launch's share).
+  /// Only a requested snapshot, history or a re-seed makes it go iteration by iteration.
+  virtual int steps(int max_steps, std::vector<IterationStats>& out);
+
   /// Copies the latest completed iteration (or the initial centroids) into `out`, reusing its
   /// buffers. Never observes a half-updated state. May wait for the device.
   virtual void snapshot(Snapshot& out) = 0;
@@ -134,6 +142,7 @@ class Engine {
   bool finished() const;
 
   /// Steps until finished() or until `onIteration` returns false. Returns the last stats.
+  /// Without `onIteration`, in batches of steps().
   IterationStats run(const std::function<bool(const IterationStats&)>& onIteration = {});
 
   const KMeansConfig& config() const { return config_; }

@@ -47,6 +47,9 @@ class CudaEngine final : public Engine {
   void setData(const DataView& data) override;
   void initialize(const KMeansConfig& config) override;
   IterationStats step() override;
+  /// Sorted runs: up to kSortedLoopMax iterations in one launch (cuda_engine_sorted.cu);
+  /// otherwise step() by step().
+  int steps(int max_steps, std::vector<IterationStats>& out) override;
   void snapshot(Snapshot& out) override;
   void assign(const std::vector<float>& centred_centroids,
               std::vector<std::int32_t>& labels) override;
@@ -93,7 +96,9 @@ class CudaEngine final : public Engine {
   /// Re-seeds the empty clusters on this GPU alone (the single-GPU path).
   void reseedHere(const PendingStep& step, int empty_count);
   /// Stats from the report and events, buffer swap, history and capture.
-  IterationStats finishStep(const PendingStep& step, const IterationReport& report);
+  /// `share`: the iteration's part of the timed span (1/n for one of n iterations of a launch).
+  IterationStats finishStep(const PendingStep& step, const IterationReport& report,
+                            double share = 1.0);
 
   /// setData; with `summary` (the whole data's, when this engine holds one shard) the data are
   /// not summarised again.
@@ -116,6 +121,9 @@ class CudaEngine final : public Engine {
   /// The iteration of compact data (plan_.compact) with its timing events.
   template <typename LabelT>
   void enqueueCompactIteration(int cur, int in_half, int out_half, Part part);
+  /// The sorted-runs iteration's arguments on the buffers' arrangement `cur` (in_half −1: the
+  /// run's first iteration, no previous runs).
+  SortedArgs sortedArgs(int cur, int in_half) const;
   /// The iteration over sorted runs (plan_.sorted) with its timing events.
   void enqueueSortedIteration(int cur, int in_half);
   /// Sorted runs: writes every row's label of the iteration that ran with centroids_[cur] into
@@ -232,6 +240,9 @@ class CudaEngine final : public Engine {
   DeviceBuffer<RunCounters> counters_;
   PinnedBuffer<IterationReport> report_;
   IterationReport* report_device_ = nullptr;
+  /// steps() over sorted runs: a report per iteration of the launch and how many ran (mapped).
+  PinnedBuffer<IterationReport> loop_reports_;
+  PinnedBuffer<int> loop_done_;
   /// Iteration graphs by buffer arrangement (cur, in_half, out_half); cleared when buffers change.
   std::map<int, GraphExec> graphs_;
   DeviceBuffer<unsigned char> empty_flags_;

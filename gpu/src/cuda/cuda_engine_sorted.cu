@@ -1,9 +1,11 @@
 // CudaEngine: sorted runs for data of d = 1 (sorted_index.cuh, kernels/sorted_iteration.cuh) —
 // the index built when the data are loaded, the iteration, and the labels it writes on demand.
 #include <algorithm>
+#include <string>
 
 #include "common/exact_math.h"
 #include "cuda/cuda_engine.cuh"
+#include "kmeans/errors.h"
 
 namespace kms::cuda {
 
@@ -34,7 +36,7 @@ void CudaEngine::indexSortedRuns(std::size_t data_bytes) {
   }
 }
 
-void CudaEngine::enqueueSortedIteration(int cur, int in_half) {
+SortedArgs CudaEngine::sortedArgs(int cur, int in_half) const {
   SortedArgs a;
   a.values = sorted_.values();
   a.prefix = sorted_.prefix();
@@ -55,10 +57,66 @@ void CudaEngine::enqueueSortedIteration(int cur, int in_half) {
   a.scalars = scalars_.get();
   a.report = report_device_;
   a.update = updateParams();
+  return a;
+}
+
+void CudaEngine::enqueueSortedIteration(int cur, int in_half) {
   const cudaStream_t s = compute_.get();
   iteration_start_.recordInGraph(s);
-  launchSortedIteration(a, s);
+  launchSortedIteration(sortedArgs(cur, in_half), s);
   after_update_.recordInGraph(s);
+}
+
+int CudaEngine::steps(int max_steps, std::vector<IterationStats>& out) {
+  activate();
+  requireInitialized();
+  const int count = std::min({max_steps, config_.max_iterations - iteration_, kSortedLoopMax});
+  // Iteration by iteration where the host acts between iterations: a capture, the history's
+  // centroids, a test's trap — or where the loop would be a single iteration anyway.
+  if (!plan_.sorted || count < 2 || finished() || snapshot_requested_ || config_.keep_history ||
+      fault_at_iteration_ > 0)
+    return Engine::steps(max_steps, out);
+  if (loop_reports_.size() == 0) {
+    loop_reports_.resize(kSortedLoopMax, /*mapped=*/true);
+    loop_done_.resize(1, /*mapped=*/true);
+  }
+  const double copy_ms = pollCopy();
+  const int in_half = first_iteration_ ? -1 : latest_;
+  SortedLoop loop;
+  loop.count = count;
+  for (int i = 0; i < 2; ++i) {  // iteration j reads arrangement cur_ ^ (j & 1), as step() would
+    const int cur = cur_ ^ i;
+    loop.centroids[i] = centroids_[cur].get();
+    loop.runs[i] = runs_.get() + cur;
+    loop.mixed[i] = sorted_.mixedLabels(cur);
+  }
+  loop.reports = loop_reports_.device();
+  loop.done = loop_done_.device();
+  loop.stop_on_empty = config_.empty_clusters == EmptyClusterPolicy::ReseedFarthest;
+  *loop_done_.get() = 0;
+  const cudaStream_t s = compute_.get();
+  iteration_start_.record(s);
+  launchSortedIterations(sortedArgs(cur_, in_half), loop, s);
+  after_update_.record(s);
+  after_update_.synchronize();
+  const int done = *loop_done_.get();
+  if (done < 1 || done > count)
+    throw DeviceError("internal error: the sorted-runs loop reported " + std::to_string(done) +
+                      " iterations of " + std::to_string(count));
+  for (int i = 0; i < done; ++i) {
+    IterationReport report = loop_reports_.get()[i];
+    if (report.iteration != iteration_ + 1)
+      throw DeviceError("internal error: the device reported iteration " +
+                        std::to_string(report.iteration) + " while iteration " +
+                        std::to_string(iteration_ + 1) + " was expected");
+    const PendingStep p = beginStep(false, i == 0 ? copy_ms : 0.0);
+    if (report.empty_count > 0 && loop.stop_on_empty) {  // the loop's last iteration
+      reseedHere(p, report.empty_count);
+      report = readReport();
+    }
+    out.push_back(finishStep(p, report, 1.0 / done));
+  }
+  return done;
 }
 
 void CudaEngine::writeSortedLabels(int cur, int half) {

@@ -83,7 +83,8 @@ IterationStats CudaEngine::step() {
   return finishStep(p, report);
 }
 
-IterationStats CudaEngine::finishStep(const PendingStep& p, const IterationReport& report) {
+IterationStats CudaEngine::finishStep(const PendingStep& p, const IterationReport& report,
+                                      double share) {
   IterationStats stats;
   stats.iteration = iteration_ + 1;
   stats.inertia = report.inertia;
@@ -97,7 +98,7 @@ IterationStats CudaEngine::finishStep(const PendingStep& p, const IterationRepor
     if (keepsBounds()) stats.distances_computed = static_cast<std::int64_t>(report.evaluated);
   }
   if ((plan_.compact || plan_.sorted) && !shard_) {
-    stats.ms.assign_ms = after_update_.msSince(iteration_start_);
+    stats.ms.assign_ms = after_update_.msSince(iteration_start_) * share;
   } else {
     // Compact shards and wide rows: the assignment with its reduction counts as assignment.
     if (keepsBounds()) {

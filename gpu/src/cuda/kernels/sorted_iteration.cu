@@ -311,6 +311,15 @@ struct IterationShared {
   float lowest, highest;  ///< the data's extremes
   unsigned long long same;
   SortedPrefix total;
+  // Carried to the next iteration of the same launch (sortedIterationsKernel): its number,
+  // these runs (the next one's old runs), and whether the loop ends here. The new centroids
+  // go to `centroid` itself at the very end.
+  int iteration;
+  int new_groups;
+  unsigned int new_start[kSortedMaxK + 1];
+  long long new_weight[kSortedMaxK + 1];
+  unsigned short new_label[kSortedMaxK];
+  int converged, empty;
 };
 
 /// Sorting and grouping (all threads call it: a barrier). Warp w ranks centroids w,
@@ -360,8 +369,12 @@ __device__ void sortCentroids(IterationShared& sh, int k, int t) {
   }
 }
 
-__global__ void __launch_bounds__(kThreads) sortedIterationKernel(SortedArgs a) {
-  __shared__ IterationShared sh;
+/// One iteration, by the whole block. Warps other than 0 may return before the end (without a
+/// mixed run), so a caller that goes on needs a barrier first. `carried`: a later iteration of
+/// the same launch — the samples, the data's extremes and totals are in `sh` already, and the
+/// centroids, iteration number and previous runs the last iteration left there replace their
+/// global loads (one round trip less).
+__device__ void sortedIteration(const SortedArgs& a, IterationShared& sh, bool carried) {
   const int t = static_cast<int>(threadIdx.x);
   const int lane = t & 31, warp = t >> 5;
   const int k = a.k;
@@ -372,23 +385,29 @@ __global__ void __launch_bounds__(kThreads) sortedIterationKernel(SortedArgs a) 
   //    previous runs; sums zeroed.
   int iteration = 0;
   if (t == 0) {
-    iteration = a.update.counters->iteration + 1;
-    sh.total = a.prefix[n];
-    sh.lowest = a.values[0];
-    sh.highest = a.values[n - 1];
+    if (carried) {
+      iteration = sh.iteration + 1;
+      sh.old_groups = sh.new_groups;
+    } else {
+      iteration = a.update.counters->iteration + 1;
+      sh.total = a.prefix[n];
+      sh.lowest = a.values[0];
+      sh.highest = a.values[n - 1];
+      sh.old_groups = a.runs_in ? a.runs_in->groups : 0;
+    }
+    sh.iteration = iteration;
     sh.same = 0;
     sh.old_mixed = 0;
-    sh.old_groups = a.runs_in ? a.runs_in->groups : 0;
   }
   const int exponent[1] = {a.update.coord_exp[0]};
   if (t < k) {
-    sh.centroid[t] = a.centroids_in[t];
+    if (!carried) sh.centroid[t] = a.centroids_in[t];
     sh.sum_q[t] = sh.sum_w[t] = 0;
     sh.sum_b[t][0] = sh.sum_b[t][1] = sh.sum_a[t][0] = sh.sum_a[t][1] = 0;
     sh.overflow[t] = 0;
     sh.old_run_of_label[t] = -1;
   }
-  {
+  if (!carried) {
     // Every load in flight at once (a loop over the runtime count had waited for each in turn).
     constexpr int kEach = kMaxSamples / kThreads;
     float sample[kEach];
@@ -402,9 +421,9 @@ __global__ void __launch_bounds__(kThreads) sortedIterationKernel(SortedArgs a) 
       sh.samples[t + i * kThreads] = sample[i];
   }
   if (a.runs_in && t <= k) {
-    sh.old_start[t] = a.runs_in->start[t];
-    sh.old_weight[t] = a.runs_in->weight_before[t];
-    if (t < k) sh.old_label[t] = a.runs_in->label[t];
+    sh.old_start[t] = carried ? sh.new_start[t] : a.runs_in->start[t];
+    sh.old_weight[t] = carried ? sh.new_weight[t] : a.runs_in->weight_before[t];
+    if (t < k) sh.old_label[t] = carried ? sh.new_label[t] : a.runs_in->label[t];
   }
   __syncthreads();
 
@@ -483,6 +502,9 @@ __global__ void __launch_bounds__(kThreads) sortedIterationKernel(SortedArgs a) 
     a.runs_out->start[t] = static_cast<unsigned int>(from);
     a.runs_out->weight_before[t] = p0.w;
     a.runs_out->label[t] = label;
+    sh.new_start[t] = static_cast<unsigned int>(from);
+    sh.new_weight[t] = p0.w;
+    sh.new_label[t] = label;
     rows = !single;
     if (a.runs_in && sh.old_mixed && !rows && from < to)
       for (int o = 0; o < sh.old_groups && !rows; ++o)
@@ -512,6 +534,9 @@ __global__ void __launch_bounds__(kThreads) sortedIterationKernel(SortedArgs a) 
     a.runs_out->start[G] = static_cast<unsigned int>(n);
     a.runs_out->weight_before[G] = sh.total.w;
     a.runs_out->groups = G;
+    sh.new_start[G] = static_cast<unsigned int>(n);
+    sh.new_weight[G] = sh.total.w;
+    sh.new_groups = G;
   }
 
   // 5. The rare rows: mixed runs, one by one (labels, sums), and the changed count where a run
@@ -562,12 +587,14 @@ __global__ void __launch_bounds__(kThreads) sortedIterationKernel(SortedArgs a) 
   ca.report = a.report;
   ca.update = a.update;
   UpdateTotals mine;
+  float fresh = 0.0f;
   if (t < k) {
     CentroidInputs<1> in;
     in.sums[0] = sh.sum_q[t];
     in.weight = sh.sum_w[t];
     in.old[0] = sh.centroid[t];
     const CentroidUpdate<1> u = updateCentroid<1>(ca, t, in, exponent);
+    fresh = u.fresh[0];
     mine.shift = u.shift;
     mine.drift_shift = u.drift_shift;
     mine.empty = u.empty;
@@ -591,7 +618,47 @@ __global__ void __launch_bounds__(kThreads) sortedIterationKernel(SortedArgs a) 
     UpdateTotals total = mine;
     total.work.changed = static_cast<unsigned long long>(sh.total.w) - (a.runs_in ? sh.same : 0ull);
     reportUpdate(ca, total, iteration, 0.0);
+    // finalizeIteration's verdict, from the same values (no read back of what it wrote).
+    sh.converged = passesConvergenceTest(total.work.changed, a.update.n, total.shift,
+                                         a.update.scale, a.update.tolerance);
+    sh.empty = total.empty;
   }
+  // The next iteration of the launch starts from these centroids (read above by this thread
+  // only since the last barrier: the inertia).
+  if (t < k) sh.centroid[t] = fresh;
+}
+
+__global__ void __launch_bounds__(kThreads) sortedIterationKernel(SortedArgs a) {
+  __shared__ IterationShared sh;
+  sortedIteration(a, sh, false);
+}
+
+/// Up to b.count iterations in one launch: iteration i runs on the buffers step() would give it
+/// (the halves alternate), writes its report to b.reports[i], and the loop ends after one that
+/// converges or (b.stop_on_empty) leaves a cluster empty — the host re-seeds then. The global
+/// state one iteration leaves (centroids, runs, mixed labels, counters) is read by the next
+/// after a barrier: the block's own writes, with ordinary (coherent) loads.
+__global__ void __launch_bounds__(kThreads) sortedIterationsKernel(SortedArgs a, SortedLoop b) {
+  __shared__ IterationShared sh;
+  int i = 0;
+  for (; i < b.count; ++i) {
+    const int in = i & 1, out = in ^ 1;
+    SortedArgs it = a;
+    it.centroids_in = b.centroids[in];
+    it.centroids_out = b.centroids[out];
+    it.runs_in = i == 0 ? a.runs_in : b.runs[in];
+    it.runs_out = b.runs[out];
+    it.mixed_in = b.mixed[in];
+    it.mixed_out = b.mixed[out];
+    it.report = b.reports + i;
+    sortedIteration(it, sh, i > 0);
+    __syncthreads();
+    if (sh.converged || (b.stop_on_empty && sh.empty > 0)) {
+      ++i;
+      break;
+    }
+  }
+  if (threadIdx.x == 0) *b.done = i;
 }
 
 constexpr int kLabelThreads = 256;
@@ -620,6 +687,11 @@ __global__ void __launch_bounds__(kLabelThreads)
 
 void launchSortedIteration(const SortedArgs& a, cudaStream_t stream) {
   sortedIterationKernel<<<1, kThreads, 0, stream>>>(a);
+  KMS_CHECK_LAUNCH();
+}
+
+void launchSortedIterations(const SortedArgs& a, const SortedLoop& loop, cudaStream_t stream) {
+  sortedIterationsKernel<<<1, kThreads, 0, stream>>>(a, loop);
   KMS_CHECK_LAUNCH();
 }
 

@@ -86,6 +86,25 @@ struct SortedArgs {
 /// The whole iteration: one block.
 void launchSortedIteration(const SortedArgs& a, cudaStream_t stream);
 
+/// Most iterations of one launchSortedIterations.
+inline constexpr int kSortedLoopMax = 64;
+
+/// Iterations run back to back in one launch (Engine::steps): the loop stays on the device.
+struct SortedLoop {
+  int count = 0;                       ///< iterations at most (≤ kSortedLoopMax)
+  float* centroids[2] = {};            ///< [0]: the first iteration's input; then they alternate
+  SortedRunState* runs[2] = {};        ///< as the centroids (runs[0] unused by the first iteration)
+  unsigned short* mixed[2] = {};       ///< as the centroids
+  IterationReport* reports = nullptr;  ///< count reports (mapped host memory)
+  int* done = nullptr;                 ///< the iterations that ran (mapped host memory)
+  bool stop_on_empty = false;          ///< end after an iteration that leaves a cluster empty
+};
+
+/// Up to loop.count iterations, each exactly launchSortedIteration's on the buffers step()
+/// would use (SortedArgs' centroid, run and mixed pointers and report are replaced by the
+/// loop's); stops after one that converges (or leaves a cluster empty, with stop_on_empty).
+void launchSortedIterations(const SortedArgs& a, const SortedLoop& loop, cudaStream_t stream);
+
 /// Writes every row's label of the runs `runs` (with `mixed` for mixed runs) into `labels`
 /// (original row order, uint8 or uint16 by `label_bytes`).
 void launchSortedLabels(const SortedRunState* runs, const unsigned short* mixed,

@@ -1,0 +1,205 @@
+// Engine::steps on the sorted runs (d = 1): up to 64 iterations in one launch, the loop on the
+// device. Each iteration must be the one step() gives — the same stats bit for bit (inertia,
+// changed, shift, empty clusters, convergence), the same centroids and labels after — and the
+// loop must stop where step() by step() stops: at convergence, at max_iterations, and after an
+// iteration that leaves a cluster empty when the policy re-seeds (the host re-seeds, the next
+// launch goes on). Against the CPU backend too.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cmath>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "gpu_test_support.h"
+#include "support/compact_data.h"
+
+namespace kms {
+namespace {
+
+void expectSameStats(const IterationStats& a, const IterationStats& b, int it) {
+  EXPECT_EQ(a.iteration, b.iteration) << "iteration " << it;
+  EXPECT_EQ(a.inertia, b.inertia) << "iteration " << it;
+  EXPECT_EQ(a.changed, b.changed) << "iteration " << it;
+  EXPECT_EQ(a.max_shift, b.max_shift) << "iteration " << it;
+  EXPECT_EQ(a.empty_clusters, b.empty_clusters) << "iteration " << it;
+  EXPECT_EQ(a.converged, b.converged) << "iteration " << it;
+  EXPECT_EQ(a.rows_searched, b.rows_searched) << "iteration " << it;
+}
+
+/// Runs `config` on three engines over `view`: the CUDA engine through steps() in batches of
+/// `batches` (cycled), the CUDA engine step() by step(), and the CPU. Checks every iteration's
+/// stats (the two CUDA runs bit for bit, the CPU's changed counts and empty clusters) and the
+/// final labels and centroids of all three. Returns the batched run's stats.
+std::vector<IterationStats> expectLoopIsStepByStep(const DataView& view, KMeansConfig config,
+                                                   const std::vector<int>& batches) {
+  auto loop = createEngine(BackendKind::Cuda).engine;
+  auto stepped = createEngine(BackendKind::Cuda).engine;
+  auto cpu = createCpuEngine(0);
+  for (Engine* e : {loop.get(), stepped.get(), static_cast<Engine*>(cpu.get())}) {
+    e->setData(view);
+    e->initialize(config);
+  }
+  std::vector<IterationStats> batched;
+  for (std::size_t b = 0; !loop->finished(); ++b) {
+    const int want = batches[b % batches.size()];
+    const std::size_t before = batched.size();
+    const int ran = loop->steps(want, batched);
+    EXPECT_GE(ran, 1);
+    EXPECT_LE(ran, want);
+    EXPECT_EQ(batched.size(), before + static_cast<std::size_t>(ran));
+    EXPECT_EQ(loop->iteration(), static_cast<int>(batched.size()));
+    if (ran == 0 || ::testing::Test::HasFailure()) break;
+  }
+  EXPECT_EQ(loop->steps(5, batched), 0) << "a finished run takes no more steps";
+  for (std::size_t i = 0; i < batched.size() && !::testing::Test::HasFailure(); ++i) {
+    const int it = static_cast<int>(i) + 1;
+    const IterationStats s = stepped->step();
+    const IterationStats c = cpu->step();
+    expectSameStats(batched[i], s, it);
+    EXPECT_EQ(batched[i].changed, c.changed) << "iteration " << it;
+    EXPECT_EQ(batched[i].empty_clusters, c.empty_clusters) << "iteration " << it;
+  }
+  EXPECT_TRUE(stepped->finished());
+  EXPECT_EQ(loop->converged(), stepped->converged());
+  Snapshot a, b, c;
+  loop->snapshot(a);
+  stepped->snapshot(b);
+  cpu->snapshot(c);
+  EXPECT_EQ(a.iteration, b.iteration);
+  EXPECT_EQ(a.labels, b.labels);
+  EXPECT_EQ(a.centroids, b.centroids);
+  EXPECT_EQ(a.labels, c.labels);
+  EXPECT_EQ(a.centroids, c.centroids);
+  return batched;
+}
+
+TEST(SortedRunsLoop, UniformDataInBatchesOfSeveralSizes) {
+  KMS_REQUIRE_CUDA();
+  const auto x = test::uniformPoints(300000, 1, 41, -5.0f, 9.0f);
+  KMeansConfig config;
+  config.k = 16;
+  config.seed = 3;
+  config.tolerance = 0;
+  config.max_iterations = 90;
+  const auto stats = expectLoopIsStepByStep(DataView{x.data(), x.size(), 1}, config, {7, 64, 2});
+  EXPECT_EQ(stats.front().rows_searched, -1) << "not the sorted runs";
+}
+
+TEST(SortedRunsLoop, StopsAtConvergenceLikeStepByStep) {
+  KMS_REQUIRE_CUDA();
+  const auto x = test::blobPoints(200000, 1, 12, 5, 3.0f, 0.4f);
+  KMeansConfig config;
+  config.k = 12;
+  config.seed = 8;
+  config.init = InitMethod::KMeansPlusPlus;
+  config.max_iterations = 500;  // converges long before
+  const auto stats = expectLoopIsStepByStep(DataView{x.data(), x.size(), 1}, config, {64});
+  ASSERT_FALSE(stats.empty());
+  EXPECT_TRUE(stats.back().converged);
+  EXPECT_LT(stats.size(), 500u);
+}
+
+TEST(SortedRunsLoop, MaxIterationsEndsTheLaunch) {
+  KMS_REQUIRE_CUDA();
+  const auto x = test::uniformPoints(50000, 1, 5);
+  auto gpu = test::cudaEngineOn(x, 1);
+  KMeansConfig config;
+  config.k = 32;
+  config.seed = 1;
+  config.tolerance = 0;
+  config.max_iterations = 10;
+  gpu->initialize(config);
+  std::vector<IterationStats> stats;
+  EXPECT_EQ(gpu->steps(64, stats), 10);
+  EXPECT_EQ(gpu->iteration(), 10);
+  EXPECT_TRUE(gpu->finished());
+  ASSERT_EQ(stats.size(), 10u);
+  for (int i = 0; i < 10; ++i)
+    EXPECT_EQ(stats[i].iteration, i + 1);
+}
+
+TEST(SortedRunsLoop, EmptyClustersEndTheLaunchAndAreReseeded) {
+  KMS_REQUIRE_CUDA();
+  // Two starts far beyond the data: empty at once, re-seeded by the host after the first
+  // iteration; a third equal to another (never a candidate: empty every iteration until moved).
+  const auto x = test::uniformPoints(120000, 1, 9, -5.0f, 9.0f);
+  KMeansConfig config = test::givenCentroids({0.0f, 1e6f, 2.0f, -3e7f, 2.0f, 5.0f}, 6);
+  config.tolerance = 0;
+  config.max_iterations = 40;
+  for (auto policy : {EmptyClusterPolicy::ReseedFarthest, EmptyClusterPolicy::KeepCentroid}) {
+    config.empty_clusters = policy;
+    const auto stats = expectLoopIsStepByStep(DataView{x.data(), x.size(), 1}, config, {64, 3});
+    ASSERT_FALSE(stats.empty());
+    EXPECT_GT(stats.front().empty_clusters, 0);
+  }
+}
+
+TEST(SortedRunsLoop, NearlyEqualCentroidsAndCountedValues) {
+  KMS_REQUIRE_CUDA();
+  // Mixed runs (three centroids a float step apart, rows far away) carried from one iteration
+  // of the launch to the next.
+  std::vector<float> x;
+  std::mt19937_64 rng(4);
+  std::uniform_real_distribution<float> far(-3e6f, -1e6f), near(0.999f, 1.001f), right(2, 9);
+  for (int i = 0; i < 30000; ++i)
+    x.push_back(i % 3 == 0 ? far(rng) : i % 3 == 1 ? near(rng) : right(rng));
+  const float one = 1.0f, up = std::nextafter(one, 2.0f), up2 = std::nextafter(up, 2.0f);
+  KMeansConfig config = test::givenCentroids({up, one, 7.0f, up2}, 4);
+  config.tolerance = 0;
+  config.max_iterations = 12;
+  expectLoopIsStepByStep(DataView{x.data(), x.size(), 1}, config, {5});
+
+  const test::CompactData data = test::compactOf(test::levelPoints(300000, 1, 2000, 23), 1);
+  KMeansConfig counted;
+  counted.k = 24;
+  counted.seed = 12;
+  counted.tolerance = 0;
+  counted.max_iterations = 30;
+  expectLoopIsStepByStep(data.view(), counted, {64});
+}
+
+TEST(SortedRunsLoop, ARequestedCaptureIsTakenAndTheRunGoesOn) {
+  KMS_REQUIRE_CUDA();
+  const auto x = test::uniformPoints(100000, 1, 13);
+  auto loop = test::cudaEngineOn(x, 1);
+  auto stepped = test::cudaEngineOn(x, 1);
+  KMeansConfig config;
+  config.k = 8;
+  config.seed = 4;
+  config.tolerance = 0;
+  config.max_iterations = 40;
+  loop->initialize(config);
+  stepped->initialize(config);
+  std::vector<IterationStats> stats;
+  ASSERT_EQ(loop->steps(10, stats), 10);
+  loop->requestSnapshot();
+  ASSERT_EQ(loop->steps(10, stats), 10);  // the capture is of iteration 11
+  Snapshot expected, captured;
+  for (int i = 0; i < 11; ++i)
+    stepped->step();
+  stepped->snapshot(expected);
+  bool took = false;
+  for (int tries = 0; tries < 2000 && !took; ++tries) {
+    took = loop->takeCapturedSnapshot(captured);
+    if (!took) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  ASSERT_TRUE(took);
+  EXPECT_EQ(captured.iteration, 11);
+  EXPECT_EQ(captured.labels, expected.labels);
+  EXPECT_EQ(captured.centroids, expected.centroids);
+  EXPECT_EQ(loop->steps(64, stats), 20);
+  while (!stepped->finished())
+    stepped->step();
+  Snapshot a, b;
+  loop->snapshot(a);
+  stepped->snapshot(b);
+  EXPECT_EQ(a.iteration, 40);
+  EXPECT_EQ(a.labels, b.labels);
+  EXPECT_EQ(a.centroids, b.centroids);
+}
+
+}  // namespace
+}  // namespace kms
