@@ -111,6 +111,8 @@ Result timeEngine(kms::Engine& engine, const BenchCase& c, const kms::bench::Ben
   Result r;
   r.backend = engine.info().backend;
   r.median_ms = median(compute);
+  if (timed.empty())  // steps() stops at convergence (step() goes on): nothing left to time
+    throw kms::Error("the run converged during the warm-up (steps() stops there)");
   r.min_ms = *std::min_element(compute.begin(), compute.end());
   r.wall_ms = median(wall);
   r.assign_ms = median(assign);

@@ -164,12 +164,11 @@ Result cluster(const CliOptions& options, const Dataset& data, const ClusteringI
                          config.max_iterations);
       }
       // Quality is measured on every iteration's labels: one step at a time then. Otherwise
-      // in batches, which an engine may run without a host round trip between iterations
-      // (Engine::steps); the progress still shows each iteration.
-      const int batch = quality ? 1 : 64;
+      // as many as the engine runs without a host round trip between them (Engine::steps; 1
+      // unless it loops on the device, so the progress stays live); each iteration is shown.
       while (!engine.finished()) {
         const std::size_t from = iterations.size();
-        if (engine.steps(batch, iterations) == 0) break;
+        if (engine.steps(quality ? 1 : engine.stepsPerCall(), iterations) == 0) break;
         for (std::size_t i = from; i < iterations.size(); ++i)
           if (progress) progress->iteration(iterations[i]);
         if (quality) {

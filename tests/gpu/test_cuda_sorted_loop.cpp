@@ -46,11 +46,17 @@ std::vector<IterationStats> expectLoopIsStepByStep(const DataView& view, KMeansC
   for (std::size_t b = 0; !loop->finished(); ++b) {
     const int want = batches[b % batches.size()];
     const std::size_t before = batched.size();
+    EXPECT_EQ(loop->stepsPerCall(), 64);
     const int ran = loop->steps(want, batched);
     EXPECT_GE(ran, 1);
     EXPECT_LE(ran, want);
     EXPECT_EQ(batched.size(), before + static_cast<std::size_t>(ran));
     EXPECT_EQ(loop->iteration(), static_cast<int>(batched.size()));
+    // One launch: every iteration of the call has the same share of its time (step() by step()
+    // would time each iteration apart); a re-seed after the last adds to that one only.
+    for (std::size_t i = before + 1; i + 1 < batched.size(); ++i)
+      EXPECT_EQ(batched[i].ms.assign_ms, batched[before].ms.assign_ms)
+          << "not one launch: iteration " << batched[i].iteration;
     if (ran == 0 || ::testing::Test::HasFailure()) break;
   }
   EXPECT_EQ(loop->steps(5, batched), 0) << "a finished run takes no more steps";
@@ -100,6 +106,27 @@ TEST(SortedRunsLoop, StopsAtConvergenceLikeStepByStep) {
   ASSERT_FALSE(stats.empty());
   EXPECT_TRUE(stats.back().converged);
   EXPECT_LT(stats.size(), 500u);
+}
+
+TEST(SortedRunsLoop, OnlyTheSortedRunsWithoutHostWorkLoopOnTheDevice) {
+  KMS_REQUIRE_CUDA();
+  const auto x = test::uniformPoints(20000, 1, 3);
+  KMeansConfig config;
+  config.k = 8;
+  config.seed = 2;
+  auto gpu = test::cudaEngineOn(x, 1);
+  gpu->initialize(config);
+  EXPECT_EQ(gpu->stepsPerCall(), 64);
+  gpu->requestSnapshot();  // the capture needs the host after its iteration
+  EXPECT_EQ(gpu->stepsPerCall(), 1);
+  config.keep_history = true;  // so does the history's record of each iteration's centroids
+  gpu->initialize(config);
+  EXPECT_EQ(gpu->stepsPerCall(), 1);
+  config.keep_history = false;
+  config.k = 33;  // the compact kernels
+  gpu->initialize(config);
+  EXPECT_EQ(gpu->stepsPerCall(), 1);
+  EXPECT_EQ(test::cpuEngineOn(x, 1)->stepsPerCall(), 1);
 }
 
 TEST(SortedRunsLoop, MaxIterationsEndsTheLaunch) {

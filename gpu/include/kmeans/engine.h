@@ -97,13 +97,19 @@ class Engine {
   /// initialize(), DeviceError on GPU failures.
   virtual IterationStats step() = 0;
 
-  /// Runs iterations as step() would, at most `max_steps`, until finished(); appends each
-  /// one's stats to `out` and returns how many ran (0 when already finished). The results are
-  /// those of as many step() calls, bit for bit. A backend may keep the loop on the device: the
-  /// CUDA engine runs the sorted runs of d = 1 (docs/engine.md) as one launch for all of them,
-  /// with no host round trip in between (each iteration's time is then the launch's share).
-  /// Only a requested snapshot, history or a re-seed makes it go iteration by iteration.
+  /// Runs one or more iterations as step() would: at least one unless finished(), at most
+  /// `max_steps`, stopping once finished(); appends each one's stats to `out` and returns how
+  /// many ran (0 when already finished). It may return fewer than asked while the run goes on
+  /// (call it again). The results are those of as many step() calls, bit for bit. A backend
+  /// may keep the loop on the device — the CUDA engine runs up to 64 iterations of the sorted
+  /// runs of d = 1 (docs/engine.md) as one launch, with no host round trip in between, each
+  /// iteration's time its share of the launch; stepsPerCall() says how many.
   virtual int steps(int max_steps, std::vector<IterationStats>& out);
+
+  /// How many iterations steps() runs now without a host round trip between them: 1 (the
+  /// default: step() by step()), or the CUDA sorted runs' 64 — callers that report progress
+  /// per call ask for this many.
+  virtual int stepsPerCall() const { return 1; }
 
   /// Copies the latest completed iteration (or the initial centroids) into `out`, reusing its
   /// buffers. Never observes a half-updated state. May wait for the device.

@@ -50,6 +50,7 @@ class CudaEngine final : public Engine {
   /// Sorted runs: up to kSortedLoopMax iterations in one launch (cuda_engine_sorted.cu);
   /// otherwise step() by step().
   int steps(int max_steps, std::vector<IterationStats>& out) override;
+  int stepsPerCall() const override;
   void snapshot(Snapshot& out) override;
   void assign(const std::vector<float>& centred_centroids,
               std::vector<std::int32_t>& labels) override;
@@ -96,9 +97,12 @@ class CudaEngine final : public Engine {
   /// Re-seeds the empty clusters on this GPU alone (the single-GPU path).
   void reseedHere(const PendingStep& step, int empty_count);
   /// Stats from the report and events, buffer swap, history and capture.
-  /// `share`: the iteration's part of the timed span (1/n for one of n iterations of a launch).
+  /// `span_ms` ≥ 0: the iteration's time, given (one of several iterations of a launch);
+  /// otherwise from the step's events.
   IterationStats finishStep(const PendingStep& step, const IterationReport& report,
-                            double share = 1.0);
+                            double span_ms = -1.0);
+  /// steps() runs on the device now (the sorted runs, nothing the host must do in between).
+  bool loopsOnDevice() const;
 
   /// setData; with `summary` (the whole data's, when this engine holds one shard) the data are
   /// not summarised again.

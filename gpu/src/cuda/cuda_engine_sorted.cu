@@ -67,15 +67,21 @@ void CudaEngine::enqueueSortedIteration(int cur, int in_half) {
   after_update_.recordInGraph(s);
 }
 
+bool CudaEngine::loopsOnDevice() const {
+  // Not where the host acts between iterations: a capture, the history's centroids, a test's
+  // trap.
+  return plan_.sorted && !snapshot_requested_ && !config_.keep_history && fault_at_iteration_ == 0;
+}
+
+int CudaEngine::stepsPerCall() const {
+  return loopsOnDevice() ? kSortedLoopMax : 1;
+}
+
 int CudaEngine::steps(int max_steps, std::vector<IterationStats>& out) {
   activate();
   requireInitialized();
   const int count = std::min({max_steps, config_.max_iterations - iteration_, kSortedLoopMax});
-  // Iteration by iteration where the host acts between iterations: a capture, the history's
-  // centroids, a test's trap — or where the loop would be a single iteration anyway.
-  if (!plan_.sorted || count < 2 || finished() || snapshot_requested_ || config_.keep_history ||
-      fault_at_iteration_ > 0)
-    return Engine::steps(max_steps, out);
+  if (!loopsOnDevice() || count < 2 || finished()) return Engine::steps(max_steps, out);
   if (loop_reports_.size() == 0) {
     loop_reports_.resize(kSortedLoopMax, /*mapped=*/true);
     loop_done_.resize(1, /*mapped=*/true);
@@ -99,6 +105,7 @@ int CudaEngine::steps(int max_steps, std::vector<IterationStats>& out) {
   launchSortedIterations(sortedArgs(cur_, in_half), loop, s);
   after_update_.record(s);
   after_update_.synchronize();
+  const double launch_ms = after_update_.msSince(iteration_start_);
   const int done = *loop_done_.get();
   if (done < 1 || done > count)
     throw DeviceError("internal error: the sorted-runs loop reported " + std::to_string(done) +
@@ -110,11 +117,13 @@ int CudaEngine::steps(int max_steps, std::vector<IterationStats>& out) {
                         std::to_string(report.iteration) + " while iteration " +
                         std::to_string(iteration_ + 1) + " was expected");
     const PendingStep p = beginStep(false, i == 0 ? copy_ms : 0.0);
+    double ms = launch_ms / done;                        // each iteration's share of the launch
     if (report.empty_count > 0 && loop.stop_on_empty) {  // the loop's last iteration
       reseedHere(p, report.empty_count);
       report = readReport();
+      ms += after_update_.msSince(iteration_start_) - launch_ms;  // the re-seed in full
     }
-    out.push_back(finishStep(p, report, 1.0 / done));
+    out.push_back(finishStep(p, report, ms));
   }
   return done;
 }

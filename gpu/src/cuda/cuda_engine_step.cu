@@ -84,7 +84,7 @@ IterationStats CudaEngine::step() {
 }
 
 IterationStats CudaEngine::finishStep(const PendingStep& p, const IterationReport& report,
-                                      double share) {
+                                      double span_ms) {
   IterationStats stats;
   stats.iteration = iteration_ + 1;
   stats.inertia = report.inertia;
@@ -98,7 +98,7 @@ IterationStats CudaEngine::finishStep(const PendingStep& p, const IterationRepor
     if (keepsBounds()) stats.distances_computed = static_cast<std::int64_t>(report.evaluated);
   }
   if ((plan_.compact || plan_.sorted) && !shard_) {
-    stats.ms.assign_ms = after_update_.msSince(iteration_start_) * share;
+    stats.ms.assign_ms = span_ms >= 0.0 ? span_ms : after_update_.msSince(iteration_start_);
   } else {
     // Compact shards and wide rows: the assignment with its reduction counts as assignment.
     if (keepsBounds()) {
