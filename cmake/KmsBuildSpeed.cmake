@@ -36,8 +36,10 @@ function(kms_precompile target)
   target_precompile_headers(${target} PRIVATE ${headers})
 endfunction()
 
-# Test code in the sanitizer builds (Debug): -O0 compiles GoogleTest's macros twice as fast as
-# the preset's -O1; the libraries under test keep -O1, where the sanitizers' cost lies.
+# The test suites' own code: GoogleTest's macros expand to much code that runs once, so it is
+# compiled for compile time — -O0 in the sanitizer builds (Debug; twice as fast as the presets'
+# -O1), -O1 otherwise (a fifth faster than -O3). The libraries under test keep their flags.
 function(kms_test_code_flags target)
-  target_compile_options(${target} PRIVATE $<$<AND:$<CONFIG:Debug>,$<COMPILE_LANGUAGE:CXX>>:-O0>)
+  target_compile_options(${target} PRIVATE
+                         $<$<COMPILE_LANGUAGE:CXX>:$<IF:$<CONFIG:Debug>,-O0,-O1>>)
 endfunction()
