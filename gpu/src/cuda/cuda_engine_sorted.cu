@@ -31,6 +31,7 @@ void CudaEngine::indexSortedRuns(std::size_t data_bytes) {
   try {
     sorted_.build(points_.get(), counts_.size() ? counts_.get() : nullptr, n_,
                   exact::pow2f(summary_.fixed.coord_exp[0]), inertia_exp, compute_.get());
+    loadSortedKernels();
   } catch (const DeviceError&) {
     sorted_.release();  // another program took the memory meanwhile: the compact kernels instead
   }

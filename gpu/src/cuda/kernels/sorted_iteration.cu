@@ -695,6 +695,12 @@ void launchSortedIterations(const SortedArgs& a, const SortedLoop& loop, cudaStr
   KMS_CHECK_LAUNCH();
 }
 
+void loadSortedKernels() {
+  cudaFuncAttributes attributes;
+  KMS_CUDA_CHECK(cudaFuncGetAttributes(&attributes, sortedIterationKernel));
+  KMS_CUDA_CHECK(cudaFuncGetAttributes(&attributes, sortedIterationsKernel));
+}
+
 void launchSortedLabels(const SortedRunState* runs, const unsigned short* mixed,
                         const std::uint32_t* origin, std::size_t n, void* labels, int label_bytes,
                         cudaStream_t stream) {

@@ -86,6 +86,10 @@ struct SortedArgs {
 /// The whole iteration: one block.
 void launchSortedIteration(const SortedArgs& a, cudaStream_t stream);
 
+/// Loads the iteration kernels now (the runtime loads a kernel at its first launch otherwise,
+/// about a millisecond that the first iteration's timing events would include).
+void loadSortedKernels();
+
 /// Most iterations of one launchSortedIterations.
 inline constexpr int kSortedLoopMax = 64;
 
