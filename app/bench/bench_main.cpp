@@ -79,19 +79,20 @@ Result timeEngine(kms::Engine& engine, const BenchCase& c, const kms::bench::Ben
   config.tolerance = 0;  // keep iterating: every timed iteration does the full work
   config.max_iterations = warmup + iterations + 1;
   engine.initialize(config);
-  // Warm-up on the timed path: steps() launches for batch cases, step() otherwise.
-  std::vector<kms::IterationStats> warming;
+  // Warm-up and timing on the same path: steps() calls of c.batch iterations for batch cases,
+  // step() otherwise. Each iteration's host wall time is its share of its call.
+  const auto run = [&](int want, std::vector<kms::IterationStats>& out) {
+    if (c.batch > 0) return engine.steps(std::min(c.batch, want), out);
+    out.push_back(engine.step());
+    return 1;
+  };
+  std::vector<kms::IterationStats> warming, timed;
   for (int i = 0; i < warmup;)
-    i += c.batch > 0 ? std::max(1, engine.steps(std::min(c.batch, warmup - i), warming))
-                     : (engine.step(), 1);
-  // Each iteration's stats and the host wall time of the call that ran it (its share of a
-  // steps() call with c.batch).
-  std::vector<kms::IterationStats> timed;
+    i += std::max(1, run(warmup - i, warming));
   std::vector<double> wall;
   while (static_cast<int>(timed.size()) < iterations) {
-    const int want = c.batch > 0 ? std::min(c.batch, iterations - int(timed.size())) : 1;
     const auto t0 = std::chrono::steady_clock::now();
-    const int ran = c.batch > 0 ? engine.steps(want, timed) : (timed.push_back(engine.step()), 1);
+    const int ran = run(iterations - static_cast<int>(timed.size()), timed);
     const double call_ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     if (ran == 0) break;

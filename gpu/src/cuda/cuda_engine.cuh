@@ -94,6 +94,8 @@ class CudaEngine final : public Engine {
   void describeCentroids(const PendingStep& step);
   /// Waits for the update (or re-seed) and reads the iteration's report.
   IterationReport readReport();
+  /// `report`, after checking it is of the next iteration (an internal error otherwise).
+  IterationReport checkedReport(const IterationReport& report) const;
   /// Re-seeds the empty clusters on this GPU alone (the single-GPU path).
   void reseedHere(const PendingStep& step, int empty_count);
   /// Stats from the report and events, buffer swap, history and capture.

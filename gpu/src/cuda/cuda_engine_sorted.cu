@@ -112,11 +112,7 @@ int CudaEngine::steps(int max_steps, std::vector<IterationStats>& out) {
     throw DeviceError("internal error: the sorted-runs loop reported " + std::to_string(done) +
                       " iterations of " + std::to_string(count));
   for (int i = 0; i < done; ++i) {
-    IterationReport report = loop_reports_.get()[i];
-    if (report.iteration != iteration_ + 1)
-      throw DeviceError("internal error: the device reported iteration " +
-                        std::to_string(report.iteration) + " while iteration " +
-                        std::to_string(iteration_ + 1) + " was expected");
+    IterationReport report = checkedReport(loop_reports_.get()[i]);
     const PendingStep p = beginStep(false, i == 0 ? copy_ms : 0.0);
     double ms = launch_ms / done;                        // each iteration's share of the launch
     if (report.empty_count > 0 && loop.stop_on_empty) {  // the loop's last iteration

@@ -39,7 +39,10 @@ CudaEngine::PendingStep CudaEngine::beginStep(bool capture, double copy_ms) {
 IterationReport CudaEngine::readReport() {
   activate();
   after_update_.synchronize();  // the one wait per iteration: the report is in pinned memory
-  const IterationReport report = *report_.get();
+  return checkedReport(*report_.get());
+}
+
+IterationReport CudaEngine::checkedReport(const IterationReport& report) const {
   if (report.iteration != iteration_ + 1)
     throw DeviceError("internal error: the device reported iteration " +
                       std::to_string(report.iteration) + " while iteration " +
