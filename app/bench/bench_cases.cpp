@@ -140,6 +140,32 @@ std::vector<BenchCase> benchCases(bool quick, const Photo* photo) {
       {std::to_string(million) + " pts, d=64, k=256, streamed from host memory", "mix-d64", million,
        64, 256, 0.0, false, false, true},
       {"17695 pts, d=9, k=128", "mix-d9", 17695, 9, 128, 0.010, true},
+      {.name = "17695 uniform pts, d=9, k=128, whole runs, step() by step()",
+       .data_key = "uniform-d9",
+       .n = 17695,
+       .d = 9,
+       .k = 128,
+       .whole_runs = true},
+      {.name = "17695 uniform pts, d=9, k=128, whole runs, 64 iterations a launch (steps)",
+       .data_key = "uniform-d9",
+       .n = 17695,
+       .d = 9,
+       .k = 128,
+       .batch = 64,
+       .whole_runs = true},
+      {.name = "17695 pts, d=9, k=128, whole runs, step() by step()",
+       .data_key = "mix-d9",
+       .n = 17695,
+       .d = 9,
+       .k = 128,
+       .whole_runs = true},
+      {.name = "17695 pts, d=9, k=128, whole runs, 64 iterations a launch (steps)",
+       .data_key = "mix-d9",
+       .n = 17695,
+       .d = 9,
+       .k = 128,
+       .batch = 64,
+       .whole_runs = true},
       // General data in d = 16 (the compact kernels since d ≤ 16 and k ≤ 256 serve plain points).
       {std::to_string(million) + " pts, d=16, k=256", "mix-d16", million, 16, 256, 0.0, false},
   };
@@ -222,6 +248,14 @@ BenchData benchData(const BenchCase& c, const Photo* photo) {
       for (int ch = 0; ch < 3; ++ch)
         data.values[3 * r + ch] = float((colours.keys[r] >> (16 - 8 * ch)) & 0xffu) / 255.0f;
     data.counts = std::move(colours.counts);
+  } else if (c.data_key.rfind("uniform-", 0) == 0) {
+    // No clusters to find: a run converges slowly, through many iterations in which a few
+    // rows change — the steady state of a long run, which step() and steps() both reach.
+    std::mt19937_64 rng(3000 + c.d);
+    std::uniform_real_distribution<float> u(0.0f, 10.0f);
+    data.values.resize(c.n * c.d);
+    for (float& v : data.values)
+      v = u(rng);
   } else if (c.all_gpus) {
     data.values = largeGaussianMixture(c.n, c.d, 2 * c.k, 2000 + c.d);
   } else {

@@ -15,6 +15,7 @@
 #include <fstream>
 #include <map>
 #include <memory>
+#include <numeric>
 #include <optional>
 #include <random>
 #include <sstream>
@@ -58,6 +59,8 @@ struct Result {
   double skipped = -1;  ///< median fraction of the n·k distances not computed; −1: not tracked
   double load_ms = 0;   ///< setData: the copy to the device and any index built there
   int iterations = 0;
+  int calls = 0;    ///< step() or steps() calls the timed iterations took
+  int emptied = 0;  ///< timed iterations that left a cluster empty
 };
 
 double median(std::vector<double> v) {
@@ -77,7 +80,9 @@ Result timeEngine(kms::Engine& engine, const BenchCase& c, const kms::bench::Ben
   config.init = kms::InitMethod::Random;
   config.seed = 1;
   config.tolerance = 0;  // keep iterating: every timed iteration does the full work
-  config.max_iterations = warmup + iterations + 1;
+  // Whole runs end at convergence (changed = 0), however many iterations that takes.
+  constexpr int kWholeRunLimit = 1000;
+  config.max_iterations = c.whole_runs ? kWholeRunLimit : warmup + iterations + 1;
   engine.initialize(config);
   // Warm-up and timing on the same path: steps() calls of c.batch iterations for batch cases,
   // step() otherwise. Each iteration's host wall time is its share of its call.
@@ -87,15 +92,24 @@ Result timeEngine(kms::Engine& engine, const BenchCase& c, const kms::bench::Ben
     return 1;
   };
   std::vector<kms::IterationStats> warming, timed;
-  for (int i = 0; i < warmup;)
-    i += std::max(1, run(warmup - i, warming));
+  if (c.whole_runs) {  // the warm-up is one whole run; the timed runs start over from the seed
+    while (!engine.finished())
+      run(kWholeRunLimit, warming);
+  } else {
+    for (int i = 0; i < warmup;)
+      i += std::max(1, run(warmup - i, warming));
+  }
   std::vector<double> wall;
+  int calls = 0;
   while (static_cast<int>(timed.size()) < iterations) {
+    if (c.whole_runs && engine.finished()) engine.initialize(config);
+    const int want = c.whole_runs ? kWholeRunLimit : iterations - static_cast<int>(timed.size());
     const auto t0 = std::chrono::steady_clock::now();
-    const int ran = run(iterations - static_cast<int>(timed.size()), timed);
+    const int ran = run(want, timed);
     const double call_ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     if (ran == 0) break;
+    ++calls;
     wall.insert(wall.end(), static_cast<std::size_t>(ran), call_ms / ran);
   }
   std::vector<double> compute, assign, reduce, update, communication, searched, skipped;
@@ -111,7 +125,11 @@ Result timeEngine(kms::Engine& engine, const BenchCase& c, const kms::bench::Ben
   }
   Result r;
   r.backend = engine.info().backend;
-  r.median_ms = median(compute);
+  // Whole runs: the mean, the runs' total time over their iterations (a run's first iterations
+  // cost many of its last; a launch of several iterations gives each the same share anyway).
+  r.median_ms = c.whole_runs && !compute.empty()
+                    ? std::accumulate(compute.begin(), compute.end(), 0.0) / compute.size()
+                    : median(compute);
   if (timed.empty())  // steps() stops at convergence (step() goes on): nothing left to time
     throw kms::Error("the run converged during the warm-up (steps() stops there)");
   r.min_ms = *std::min_element(compute.begin(), compute.end());
@@ -124,6 +142,11 @@ Result timeEngine(kms::Engine& engine, const BenchCase& c, const kms::bench::Ben
   if (!skipped.empty()) r.skipped = median(skipped);
   r.load_ms = load_ms;
   r.iterations = static_cast<int>(timed.size());
+  r.calls = calls;
+  r.emptied =
+      static_cast<int>(std::count_if(timed.begin(), timed.end(), [](const kms::IterationStats& s) {
+        return s.empty_clusters > 0;
+      }));
   return r;
 }
 
@@ -447,6 +470,9 @@ int main(int argc, char** argv) {
           "searched %s, distances skipped %s; setData %.1f ms)\n",
           c.name.c_str(), r.backend.c_str(), r.median_ms, r.assign_ms, r.reduce_ms, r.update_ms,
           r.wall_ms, searched.c_str(), skipped.c_str(), r.load_ms);
+      if (c.batch > 0 || c.whole_runs || r.emptied > 0)
+        std::printf("    %d timed iterations in %d calls; %d left a cluster empty\n", r.iterations,
+                    r.calls, r.emptied);
       if (c.streamed && r.backend == "cuda" && ceilings)
         std::printf(
             "    streamed: %.1f GB/s of points from host memory per iteration; "

@@ -19,68 +19,7 @@
 namespace kms {
 namespace {
 
-void expectSameStats(const IterationStats& a, const IterationStats& b, int it) {
-  EXPECT_EQ(a.iteration, b.iteration) << "iteration " << it;
-  EXPECT_EQ(a.inertia, b.inertia) << "iteration " << it;
-  EXPECT_EQ(a.changed, b.changed) << "iteration " << it;
-  EXPECT_EQ(a.max_shift, b.max_shift) << "iteration " << it;
-  EXPECT_EQ(a.empty_clusters, b.empty_clusters) << "iteration " << it;
-  EXPECT_EQ(a.converged, b.converged) << "iteration " << it;
-  EXPECT_EQ(a.rows_searched, b.rows_searched) << "iteration " << it;
-}
-
-/// Runs `config` on three engines over `view`: the CUDA engine through steps() in batches of
-/// `batches` (cycled), the CUDA engine step() by step(), and the CPU. Checks every iteration's
-/// stats (the two CUDA runs bit for bit, the CPU's changed counts and empty clusters) and the
-/// final labels and centroids of all three. Returns the batched run's stats.
-std::vector<IterationStats> expectLoopIsStepByStep(const DataView& view, KMeansConfig config,
-                                                   const std::vector<int>& batches) {
-  auto loop = createEngine(BackendKind::Cuda).engine;
-  auto stepped = createEngine(BackendKind::Cuda).engine;
-  auto cpu = createCpuEngine(0);
-  for (Engine* e : {loop.get(), stepped.get(), static_cast<Engine*>(cpu.get())}) {
-    e->setData(view);
-    e->initialize(config);
-  }
-  std::vector<IterationStats> batched;
-  for (std::size_t b = 0; !loop->finished(); ++b) {
-    const int want = batches[b % batches.size()];
-    const std::size_t before = batched.size();
-    EXPECT_EQ(loop->stepsPerCall(), 64);
-    const int ran = loop->steps(want, batched);
-    EXPECT_GE(ran, 1);
-    EXPECT_LE(ran, want);
-    EXPECT_EQ(batched.size(), before + static_cast<std::size_t>(ran));
-    EXPECT_EQ(loop->iteration(), static_cast<int>(batched.size()));
-    // One launch: every iteration of the call has the same share of its time (step() by step()
-    // would time each iteration apart); a re-seed after the last adds to that one only.
-    for (std::size_t i = before + 1; i + 1 < batched.size(); ++i)
-      EXPECT_EQ(batched[i].ms.assign_ms, batched[before].ms.assign_ms)
-          << "not one launch: iteration " << batched[i].iteration;
-    if (ran == 0 || ::testing::Test::HasFailure()) break;
-  }
-  EXPECT_EQ(loop->steps(5, batched), 0) << "a finished run takes no more steps";
-  for (std::size_t i = 0; i < batched.size() && !::testing::Test::HasFailure(); ++i) {
-    const int it = static_cast<int>(i) + 1;
-    const IterationStats s = stepped->step();
-    const IterationStats c = cpu->step();
-    expectSameStats(batched[i], s, it);
-    EXPECT_EQ(batched[i].changed, c.changed) << "iteration " << it;
-    EXPECT_EQ(batched[i].empty_clusters, c.empty_clusters) << "iteration " << it;
-  }
-  EXPECT_TRUE(stepped->finished());
-  EXPECT_EQ(loop->converged(), stepped->converged());
-  Snapshot a, b, c;
-  loop->snapshot(a);
-  stepped->snapshot(b);
-  cpu->snapshot(c);
-  EXPECT_EQ(a.iteration, b.iteration);
-  EXPECT_EQ(a.labels, b.labels);
-  EXPECT_EQ(a.centroids, b.centroids);
-  EXPECT_EQ(a.labels, c.labels);
-  EXPECT_EQ(a.centroids, c.centroids);
-  return batched;
-}
+using test::expectLoopIsStepByStep;
 
 TEST(SortedRunsLoop, UniformDataInBatchesOfSeveralSizes) {
   KMS_REQUIRE_CUDA();
@@ -162,6 +101,15 @@ TEST(SortedRunsLoop, EmptyClustersEndTheLaunchAndAreReseeded) {
     ASSERT_FALSE(stats.empty());
     EXPECT_GT(stats.front().empty_clusters, 0);
   }
+}
+
+TEST(SortedRunsLoop, AClusterEmptiedInTheLaunchsSecondIterationEndsItThere) {
+  KMS_REQUIRE_CUDA();
+  std::vector<float> x;
+  const KMeansConfig config = test::emptiedInSecondIteration(1, x);
+  const DataView view{x.data(), x.size(), 1};
+  for (auto policy : {EmptyClusterPolicy::ReseedFarthest, EmptyClusterPolicy::KeepCentroid})
+    test::expectMidLaunchEmptying(view, config, policy);
 }
 
 TEST(SortedRunsLoop, NearlyEqualCentroidsAndCountedValues) {

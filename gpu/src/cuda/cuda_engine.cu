@@ -257,9 +257,10 @@ void CudaEngine::planFor() {
   }
   // 17 ≤ d ≤ 64, k ≤ 256: the wide kernels, with a distance bound per row (H200, 1 M × 64,
   // k = 256, iterations 11–60: 98 % of the rows settled by their bounds).
-  if (compact_fits)
+  if (compact_fits) {
     plan_ = planCompact<LabelT>(n_, d_, k_, tiles_.tiles(), limits_);
-  else if (distance_bounds_ && fitsWideKernel(d_, k_) && weights_.size() == 0)
+    plan_.device_loop = !shard_ && compactLoopFits<LabelT>(plan_, d_, k_);
+  } else if (distance_bounds_ && fitsWideKernel(d_, k_) && weights_.size() == 0)
     plan_ = planWide<LabelT>(n_, d_, k_, limits_);
   else if (!summary_.fixed.counted)
     plan_ = planAssign<LabelT>(n_, d_, k_, limits_);
@@ -450,6 +451,18 @@ void CudaEngine::enqueueCompactIteration(int cur, int in_half, int out_half, Par
       after_update_.recordInGraph(s);
       break;
   }
+}
+
+void CudaEngine::launchCompactLoop(int in_half, const CompactLoop& loop) {
+  const auto launch = [&](auto label_type) {
+    using LabelT = decltype(label_type);
+    launchCompactIterations<LabelT>(plan_, compactArgs<LabelT>(cur_, in_half, latest_), loop,
+                                    compute_.get());
+  };
+  if (labelBytes() == 1)
+    launch(std::uint8_t{});
+  else
+    launch(std::uint16_t{});
 }
 
 template <typename LabelT>

@@ -77,6 +77,9 @@ struct AssignPlan {
   bool compact = false;
   /// Compact with point tiles (d ≤ 4): the assignment settles whole tiles (tile_kernel.cuh).
   bool point_tiles = false;
+  /// Compact rows of 4 < d ≤ 16 on one GPU whose grid is resident at once (compactLoopFits):
+  /// Engine::steps runs its iterations in one cooperative launch (launchCompactIterations).
+  bool device_loop = false;
   /// d = 1, k ≤ 32, unweighted, one GPU: the whole iteration is one block over the sorted runs
   /// (sorted_iteration.cuh); no row is read.
   bool sorted = false;

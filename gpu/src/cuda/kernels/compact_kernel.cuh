@@ -373,8 +373,11 @@ __device__ __forceinline__ void warpSearchRow(const CompactArgs<LabelT>& a, cons
   settleLabel<D>(a, b, i, x, count, old_label, label, first, changed);
 }
 
+/// The assignment of one block (compactAssignKernel, and every iteration of
+/// compactIterationsKernel): its rows, grid-strided, then its results and moved sums. Every
+/// thread of the block calls it.
 template <int D, typename LabelT>
-__global__ void __launch_bounds__(kCompactThreads) compactAssignKernel(CompactArgs<LabelT> a) {
+__device__ __forceinline__ void compactAssignBlock(const CompactArgs<LabelT>& a) {
   constexpr int P = compactRowsPerThread(D);
   constexpr int kSearchQueue = compactSearchQueue(D);
   constexpr int kWarpQueue = kSearchQueue / (kCompactThreads / 32);
@@ -472,6 +475,11 @@ __global__ void __launch_bounds__(kCompactThreads) compactAssignKernel(CompactAr
 
   writeBlockResults(a, {inertia, changed, searched, evaluated});  // its barrier: sums complete
   addBlockSums(a, block, d);
+}
+
+template <int D, typename LabelT>
+__global__ void __launch_bounds__(kCompactThreads) compactAssignKernel(CompactArgs<LabelT> a) {
+  compactAssignBlock<D>(a);
 }
 
 }  // namespace kms::cuda
