@@ -332,6 +332,10 @@ __device__ __forceinline__ void warpSearchRow(const CompactArgs<LabelT>& a, cons
 #pragma unroll
   for (int c = 0; c < D; ++c)
     x[c] = c < d ? __ldg(p + c) : 0.0f;
+  // The row's count and old label go out with its coordinates (every lane: one broadcast
+  // each), not after the search, where they had been a second global round trip per row.
+  const std::uint32_t count = a.counts ? __ldg(a.counts + i) : 1u;
+  const LabelT old_label = first ? LabelT(0) : a.labels_in[i];
   float x2[D];
   float x_norm = 0.0f;
 #pragma unroll
@@ -364,13 +368,32 @@ __device__ __forceinline__ void warpSearchRow(const CompactArgs<LabelT>& a, cons
     }
     if (!huge) lower = sqrtf(fmaxf(0.0f, second + x_norm - err)) * (1.0f - kBoundSlack);
   }
+  const LabelT new_label = static_cast<LabelT>(label);
+  const bool moved = first || old_label != new_label;
+  // A moved row's sums: lane c moves coordinate c, lane d the count (moveRowSums spread over
+  // the warp; one lane had done all 2·(d + 1) shared atomics in a row).
+  if (moved && lane <= d) {
+    const std::size_t to = static_cast<std::size_t>(new_label) * (d + 1) + lane;
+    const std::size_t from = static_cast<std::size_t>(old_label) * (d + 1) + lane;
+    float mine = 0.0f;
+#pragma unroll
+    for (int c = 0; c < D; ++c)
+      if (c == lane) mine = x[c];
+    const long long q = lane < d ? static_cast<long long>(count) * exact::quantize(mine, b.scale[lane])
+                                 : static_cast<long long>(count);
+    atomicAddWide64(b.acc_lo + to, b.acc_hi + to, q);
+    if (!first) atomicAddWide64(b.acc_lo + from, b.acc_hi + from, -q);
+  }
   if (lane != 0) return;
   evaluated += searched_here;
-  const std::uint32_t count = a.counts ? __ldg(a.counts + i) : 1u;
-  const LabelT old_label = first ? LabelT(0) : a.labels_in[i];
   a.bounds[i] = __fadd_rd(lower, b.drift_down);
   inertia += static_cast<double>(dist) * count;
-  settleLabel<D>(a, b, i, x, count, old_label, label, first, changed);
+  if (moved) {
+    changed += count;
+    a.labels_out[i] = new_label;
+  } else if (a.labels_out != a.labels_in) {
+    a.labels_out[i] = new_label;
+  }
 }
 
 /// The assignment of one block (compactAssignKernel, and every iteration of
