@@ -411,6 +411,9 @@ int main(int argc, char** argv) {
         options.cuda_point_tiles = c.rows ? kms::PointTiles::Never : kms::PointTiles::Auto;
         options.cuda_sorted_runs = !c.rows;
         options.cuda_distance_bounds = !c.every_row;
+        // Launches of several iterations time the same iterations as step() by step(), past
+        // convergence too (whole runs end there).
+        options.cuda_steps_past_convergence = c.batch > 0 && !c.whole_runs;
         auto engine = kms::createEngine(kms::BackendKind::Cuda, options).engine;
         results.push_back(timeEngine(*engine, c, data, opt.warmup, opt.iterations));
       }

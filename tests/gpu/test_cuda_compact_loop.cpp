@@ -189,5 +189,45 @@ TEST(CompactRowsLoop, ARequestedCaptureIsTakenAndTheRunGoesOn) {
   EXPECT_EQ(a.centroids, b.centroids);
 }
 
+TEST(DeviceLoops, PastConvergenceWithTheBenchmarksOption) {
+  KMS_REQUIRE_CUDA();
+  // EngineOptions::cuda_steps_past_convergence: launches go on past convergence as step() does,
+  // iteration for iteration — the compact rows and the sorted runs.
+  EngineOptions past;
+  past.cuda_steps_past_convergence = true;
+  struct Case {
+    std::vector<float> x;
+    int d, k;
+  };
+  const std::vector<Case> cases = {{test::blobPoints(20000, 9, 6, 3, 3.0f, 0.3f), 9, 6},
+                                   {test::blobPoints(50000, 1, 5, 4, 3.0f, 0.2f), 1, 5}};
+  for (const Case& c : cases) {
+    SCOPED_TRACE("d = " + std::to_string(c.d));
+    auto loop = test::cudaEngineOn(c.x, c.d, nullptr, past);
+    auto stepped = test::cudaEngineOn(c.x, c.d);
+    KMeansConfig config;
+    config.k = c.k;
+    config.seed = 6;
+    config.init = InitMethod::KMeansPlusPlus;
+    config.max_iterations = 90;
+    loop->initialize(config);
+    stepped->initialize(config);
+    ASSERT_EQ(loop->stepsPerCall(), 64);
+    std::vector<IterationStats> stats;
+    EXPECT_EQ(loop->steps(64, stats), 64);
+    EXPECT_EQ(loop->steps(64, stats), 26);
+    EXPECT_EQ(loop->steps(64, stats), 0);
+    ASSERT_EQ(stats.size(), 90u);
+    EXPECT_TRUE(stats.back().converged) << "the data converge well before 90 iterations";
+    for (int i = 0; i < 90; ++i)
+      test::expectSameStats(stats[i], stepped->step(), i + 1);
+    Snapshot a, b;
+    loop->snapshot(a);
+    stepped->snapshot(b);
+    EXPECT_EQ(a.labels, b.labels);
+    EXPECT_EQ(a.centroids, b.centroids);
+  }
+}
+
 }  // namespace
 }  // namespace kms

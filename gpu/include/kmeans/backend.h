@@ -94,6 +94,11 @@ struct EngineOptions {
   /// GPU memory, and is skipped when that memory is not free or the data span less than 2^-40
   /// or 2^58 or more.
   bool cuda_sorted_runs = true;
+  /// Benchmarks: the CUDA engine's Engine::steps goes on past convergence up to max_iterations,
+  /// as repeated step() calls do, so that settled iterations can be timed in launches of several
+  /// iterations as well as step() by step() (kmeans-bench). false (the default): steps() stops
+  /// at convergence.
+  bool cuda_steps_past_convergence = false;
 };
 
 struct CreatedEngine {

@@ -48,7 +48,8 @@ CudaEngine::CudaEngine(int device, const EngineOptions& options)
       max_device_bytes_(options.max_device_bytes),
       point_tiles_(options.cuda_point_tiles),
       distance_bounds_(options.cuda_distance_bounds),
-      sorted_runs_(options.cuda_sorted_runs) {
+      sorted_runs_(options.cuda_sorted_runs),
+      steps_past_convergence_(options.cuda_steps_past_convergence) {
   const bool tensor_cores = options.cuda_tensor_cores;
   KMS_CUDA_CHECK(cudaGetDeviceProperties(&props_, device_));
   limits_.multiprocessors = props_.multiProcessorCount;

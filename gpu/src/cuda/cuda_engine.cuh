@@ -197,6 +197,7 @@ class CudaEngine final : public Engine {
   PointTiles point_tiles_ = PointTiles::Auto;  ///< EngineOptions::cuda_point_tiles
   bool distance_bounds_ = true;                ///< EngineOptions::cuda_distance_bounds
   bool sorted_runs_ = true;                    ///< EngineOptions::cuda_sorted_runs
+  bool steps_past_convergence_ = false;        ///< EngineOptions::cuda_steps_past_convergence
   cudaDeviceProp props_{};
   DeviceLimits limits_;
   ThreadPool widen_pool_{4};

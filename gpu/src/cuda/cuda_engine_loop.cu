@@ -32,10 +32,18 @@ int CudaEngine::steps(int max_steps, std::vector<IterationStats>& out) {
   activate();
   requireInitialized();
   const int count = std::min({max_steps, config_.max_iterations - iteration_, kDeviceLoopMax});
-  if (!loopsOnDevice() || count < 2 || finished()) return Engine::steps(max_steps, out);
+  const bool past = steps_past_convergence_;  // benchmarks: on past convergence, as step() goes
+  const bool over = past ? iteration_ >= config_.max_iterations : finished();
   // Compact rows keep labels by row: while a capture's labels are still being copied out, step()
   // writes the other half (the sorted runs write labels only on demand).
-  if (plan_.device_loop && frozen_ >= 0 && !copy_done_.done()) return Engine::steps(max_steps, out);
+  const bool copying = plan_.device_loop && frozen_ >= 0 && !copy_done_.done();
+  if (!loopsOnDevice() || count < 2 || over || copying) {
+    if (!past) return Engine::steps(max_steps, out);
+    int ran = 0;
+    for (; ran < max_steps && iteration_ < config_.max_iterations; ++ran)
+      out.push_back(step());
+    return ran;
+  }
   if (loop_reports_.size() == 0) {
     loop_reports_.resize(kDeviceLoopMax, /*mapped=*/true);
     loop_done_.resize(1, /*mapped=*/true);
@@ -58,6 +66,7 @@ int CudaEngine::steps(int max_steps, std::vector<IterationStats>& out) {
     loop.reports = loop_reports_.device();
     loop.done = loop_done_.device();
     loop.stop_on_empty = stop_on_empty;
+    loop.stop_on_converged = !past;
     launchSortedIterations(sortedArgs(cur_, in_half), loop, s);
   } else {
     CompactLoop loop;
@@ -67,6 +76,7 @@ int CudaEngine::steps(int max_steps, std::vector<IterationStats>& out) {
     loop.reports = loop_reports_.device();
     loop.done = loop_done_.device();
     loop.stop_on_empty = stop_on_empty;
+    loop.stop_on_converged = !past;
     launchCompactLoop(in_half, loop);  // labels stay in half latest_, as step() writes them
   }
   after_update_.record(s);

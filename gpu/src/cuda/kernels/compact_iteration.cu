@@ -166,7 +166,8 @@ __global__ void __launch_bounds__(kCompactThreads)
     grid.sync();
     ++i;
     const volatile IterationScalars* s = it.scalars;
-    if (s->converged != 0 || (loop.stop_on_empty && s->empty_count > 0)) break;
+    if ((loop.stop_on_converged && s->converged != 0) || (loop.stop_on_empty && s->empty_count > 0))
+      break;
   }
   if (blockIdx.x == 0 && threadIdx.x == 0) *loop.done = i;
 }

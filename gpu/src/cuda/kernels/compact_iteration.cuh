@@ -51,6 +51,7 @@ struct CompactLoop {
   IterationReport* reports = nullptr;  ///< count reports (mapped host memory)
   int* done = nullptr;                 ///< the iterations that ran (mapped host memory)
   bool stop_on_empty = false;          ///< end after an iteration that leaves a cluster empty
+  bool stop_on_converged = true;       ///< end after an iteration that converges
 };
 
 /// Whether launchCompactIterations can run `plan` (its assignment's grid, args.blocks): compact

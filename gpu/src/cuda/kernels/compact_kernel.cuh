@@ -379,8 +379,9 @@ __device__ __forceinline__ void warpSearchRow(const CompactArgs<LabelT>& a, cons
 #pragma unroll
     for (int c = 0; c < D; ++c)
       if (c == lane) mine = x[c];
-    const long long q = lane < d ? static_cast<long long>(count) * exact::quantize(mine, b.scale[lane])
-                                 : static_cast<long long>(count);
+    const long long q = lane < d
+                            ? static_cast<long long>(count) * exact::quantize(mine, b.scale[lane])
+                            : static_cast<long long>(count);
     atomicAddWide64(b.acc_lo + to, b.acc_hi + to, q);
     if (!first) atomicAddWide64(b.acc_lo + from, b.acc_hi + from, -q);
   }

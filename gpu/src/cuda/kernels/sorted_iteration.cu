@@ -653,7 +653,7 @@ __global__ void __launch_bounds__(kThreads) sortedIterationsKernel(SortedArgs a,
     it.report = b.reports + i;
     sortedIteration(it, sh, i > 0);
     __syncthreads();
-    if (sh.converged || (b.stop_on_empty && sh.empty > 0)) {
+    if ((b.stop_on_converged && sh.converged) || (b.stop_on_empty && sh.empty > 0)) {
       ++i;
       break;
     }

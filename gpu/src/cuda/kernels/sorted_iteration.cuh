@@ -102,6 +102,7 @@ struct SortedLoop {
   IterationReport* reports = nullptr;  ///< count reports (mapped host memory)
   int* done = nullptr;                 ///< the iterations that ran (mapped host memory)
   bool stop_on_empty = false;          ///< end after an iteration that leaves a cluster empty
+  bool stop_on_converged = true;       ///< end after an iteration that converges
 };
 
 /// Up to loop.count iterations, each exactly launchSortedIteration's on the buffers step()
