@@ -80,6 +80,9 @@ struct AssignPlan {
   /// Compact rows of 4 < d ≤ 16 on one GPU whose grid is resident at once (compactLoopFits):
   /// Engine::steps runs its iterations in one cooperative launch (launchCompactIterations).
   bool device_loop = false;
+  /// Compact rows of 4 < d ≤ 16 too few to reach every multiprocessor two a thread: one row a
+  /// thread (compactRowsPerThread), twice the blocks.
+  bool small_rows = false;
   /// d = 1, k ≤ 32, unweighted, one GPU: the whole iteration is one block over the sorted runs
   /// (sorted_iteration.cuh); no row is read.
   bool sorted = false;

@@ -43,11 +43,14 @@ void withCompactDim(int d, F&& f) {
   // clang-format on
 }
 
-/// The assignment kernel for the plan: whole point tiles (plan.point_tiles), or rows.
+/// The assignment kernel for the plan: whole point tiles (plan.point_tiles), or rows (one a
+/// thread with plan.small_rows).
 template <int D, typename LabelT>
-auto compactAssignFor(bool tiles) {
+auto compactAssignFor(const AssignPlan& plan) {
   if constexpr (D <= 4)
-    if (tiles) return tileAssignKernel<D, LabelT>;
+    if (plan.point_tiles) return tileAssignKernel<D, LabelT>;
+  if constexpr (D >= 8)
+    if (plan.small_rows) return compactAssignKernel<D, LabelT, 1>;
   return compactAssignKernel<D, LabelT>;
 }
 
@@ -55,8 +58,8 @@ template <typename LabelT>
 void launchCompactAssign(const AssignPlan& plan, const CompactArgs<LabelT>& args,
                          cudaStream_t stream) {
   withCompactDim(args.d, [&]<int D>() {
-    compactAssignFor<D, LabelT>(
-        plan.point_tiles)<<<plan.blocks, kCompactThreads, plan.shared_bytes, stream>>>(args);
+    compactAssignFor<D, LabelT>(plan)<<<plan.blocks, kCompactThreads, plan.shared_bytes, stream>>>(
+        args);
   });
   KMS_CHECK_LAUNCH();
 }
@@ -76,17 +79,21 @@ AssignPlan planCompact(std::size_t n, int d, int k, std::size_t tiles, const Dev
   plan.threads = kCompactThreads;
   plan.per_block_sums = false;
   plan.shared_bytes = compactSharedBytes(d, k, plan.template_dim);
+  // A block takes a batch of rows per round, or with tiles a tile per thread.
+  const std::size_t wide_batch =
+      static_cast<std::size_t>(kCompactThreads) * compactRowsPerThread(plan.template_dim);
+  plan.small_rows =
+      plan.template_dim >= 8 && !plan.point_tiles &&
+      (n + wide_batch - 1) / wide_batch < static_cast<std::size_t>(limits.multiprocessors);
   int per_sm = 0;
   withCompactDim(d, [&]<int D>() {
-    auto kernel = compactAssignFor<D, LabelT>(plan.point_tiles);
+    auto kernel = compactAssignFor<D, LabelT>(plan);
     KMS_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                         static_cast<int>(plan.shared_bytes)));
     KMS_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kCompactThreads,
                                                                  plan.shared_bytes));
   });
-  // A block takes a batch of rows per round, or with tiles a tile per thread.
-  const std::size_t batch =
-      static_cast<std::size_t>(kCompactThreads) * compactRowsPerThread(plan.template_dim);
+  const std::size_t batch = plan.small_rows ? kCompactThreads : wide_batch;
   const std::size_t needed =
       plan.point_tiles ? (tiles + kCompactThreads - 1) / kCompactThreads : (n + batch - 1) / batch;
   const int resident = std::max(1, std::min(per_sm, kCompactBlocksPerSm));
@@ -148,7 +155,7 @@ namespace {
 /// verdict is read by every block from the scalars after the second wait, so all blocks leave
 /// the loop together. For the wider rows only (4 < d ≤ 16, D = 8, 16): d ≤ 4 runs on point
 /// tiles or sorted runs.
-template <int D, typename LabelT>
+template <int D, typename LabelT, int P>
 __global__ void __launch_bounds__(kCompactThreads)
     compactIterationsKernel(CompactArgs<LabelT> a, CompactLoop loop) {
   const cooperative_groups::grid_group grid = cooperative_groups::this_grid();
@@ -160,7 +167,7 @@ __global__ void __launch_bounds__(kCompactThreads)
     it.centroids_out = loop.centroids[(i & 1) ^ 1];
     if (i > 0) it.labels_in = it.labels_out;  // the same half from then on, as step() writes
     it.report = loop.reports + i;
-    compactAssignBlock<D>(it);
+    compactAssignBlock<D, LabelT, P>(it);
     grid.sync();
     if (updates) loopUpdateBlock<D>(it);
     grid.sync();
@@ -172,19 +179,21 @@ __global__ void __launch_bounds__(kCompactThreads)
   if (blockIdx.x == 0 && threadIdx.x == 0) *loop.done = i;
 }
 
-/// Calls f(kernel) with the loop kernel for d; false where there is none. Compiled for D = 8, 16
-/// and 8-bit labels only: d ≤ 4 runs on point tiles or sorted runs, and wider rows take at most
-/// k = 256 (compactMaxK), whose labels are 8-bit.
+/// Calls f(kernel) with the loop kernel for the plan; false where there is none. Compiled for
+/// D = 8, 16 and 8-bit labels only: d ≤ 4 runs on point tiles or sorted runs, and wider rows
+/// take at most k = 256 (compactMaxK), whose labels are 8-bit.
 template <typename LabelT, typename F>
-bool withLoopKernel(int d, F&& f) {
+bool withLoopKernel(const AssignPlan& plan, int d, F&& f) {
   if constexpr (sizeof(LabelT) != 1) {
     return false;
   } else {
     if (d <= 4 || d > kCompactMaxD) return false;
-    if (compactDim(d) == 8)
-      f(compactIterationsKernel<8, LabelT>);
+    const bool wide = compactDim(d) == 16;
+    if (plan.small_rows)
+      f(wide ? compactIterationsKernel<16, LabelT, 1> : compactIterationsKernel<8, LabelT, 1>);
     else
-      f(compactIterationsKernel<16, LabelT>);
+      f(wide ? compactIterationsKernel<16, LabelT, compactRowsPerThread(16)>
+             : compactIterationsKernel<8, LabelT, compactRowsPerThread(8)>);
     return true;
   }
 }
@@ -200,7 +209,7 @@ bool compactLoopFits(const AssignPlan& plan, int d, int k) {
   KMS_CUDA_CHECK(cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, device));
   if (cooperative == 0) return false;
   int per_sm = 0;
-  const bool compiled = withLoopKernel<LabelT>(d, [&](auto kernel) {
+  const bool compiled = withLoopKernel<LabelT>(plan, d, [&](auto kernel) {
     KMS_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                         static_cast<int>(plan.shared_bytes)));
     KMS_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kCompactThreads,
@@ -215,7 +224,7 @@ void launchCompactIterations(const AssignPlan& plan, const CompactArgs<LabelT>& 
   CompactArgs<LabelT> a = args;
   CompactLoop l = loop;
   void* params[] = {&a, &l};
-  const bool compiled = withLoopKernel<LabelT>(args.d, [&](auto kernel) {
+  const bool compiled = withLoopKernel<LabelT>(plan, args.d, [&](auto kernel) {
     KMS_CUDA_CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(kernel),
                                                dim3(plan.blocks), dim3(kCompactThreads), params,
                                                plan.shared_bytes, stream));

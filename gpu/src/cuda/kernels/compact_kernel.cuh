@@ -84,6 +84,9 @@ __device__ __forceinline__ float fastScore(const float (&x2)[D], const float* ro
 /// 0.0168 → 0.0160 ms per iteration (H200). For d = 3, 4 four rows a thread helped data that
 /// settle (a photo's distinct colours at k = 16, 6 %) but slowed the searches of larger k (the
 /// photo's pixels row by row at k = 256, 0.59 → 0.66 ms), so they stay at two.
+/// Small data of D = 8, 16 take one (compactSmallRows): twice the blocks, so that a data set
+/// of under 132 · 512 rows reaches more multiprocessors — each warp searches its own rows one
+/// after another, and those chains were the searching iterations' time.
 __host__ __device__ constexpr int compactRowsPerThread(int D) {
   return D <= 2 ? 8 : 2;
 }
@@ -91,8 +94,8 @@ __host__ __device__ constexpr int compactRowsPerThread(int D) {
 /// threads can search one each: the search (k scores) runs with every lane busy instead of
 /// holding up the warps whose lanes were settled. (D = 8, 16: each warp has its share of the
 /// queue, searches each of its rows with all lanes, and empties it after every batch.)
-__host__ __device__ constexpr int compactSearchQueue(int D) {
-  return kCompactThreads * (compactRowsPerThread(D) + 1);
+__host__ __device__ constexpr int compactSearchQueue(int P) {
+  return kCompactThreads * (P + 1);
 }
 /// (1 + kBoundSlack)², rounded up.
 inline constexpr float kSquaredSlack = 1.0000201f;
@@ -400,10 +403,9 @@ __device__ __forceinline__ void warpSearchRow(const CompactArgs<LabelT>& a, cons
 /// The assignment of one block (compactAssignKernel, and every iteration of
 /// compactIterationsKernel): its rows, grid-strided, then its results and moved sums. Every
 /// thread of the block calls it.
-template <int D, typename LabelT>
+template <int D, typename LabelT, int P = compactRowsPerThread(D)>
 __device__ __forceinline__ void compactAssignBlock(const CompactArgs<LabelT>& a) {
-  constexpr int P = compactRowsPerThread(D);
-  constexpr int kSearchQueue = compactSearchQueue(D);
+  constexpr int kSearchQueue = compactSearchQueue(P);
   constexpr int kWarpQueue = kSearchQueue / (kCompactThreads / 32);
   extern __shared__ __align__(16) unsigned char shared_raw[];
   const int d = a.d;
@@ -501,9 +503,9 @@ __device__ __forceinline__ void compactAssignBlock(const CompactArgs<LabelT>& a)
   addBlockSums(a, block, d);
 }
 
-template <int D, typename LabelT>
+template <int D, typename LabelT, int P = compactRowsPerThread(D)>
 __global__ void __launch_bounds__(kCompactThreads) compactAssignKernel(CompactArgs<LabelT> a) {
-  compactAssignBlock<D>(a);
+  compactAssignBlock<D, LabelT, P>(a);
 }
 
 }  // namespace kms::cuda
