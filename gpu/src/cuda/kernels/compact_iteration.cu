@@ -49,7 +49,7 @@ template <int D, typename LabelT>
 auto compactAssignFor(const AssignPlan& plan) {
   if constexpr (D <= 4)
     if (plan.point_tiles) return tileAssignKernel<D, LabelT>;
-  if constexpr (D >= 8)
+  if constexpr (D >= 8 && sizeof(LabelT) == 1)  // k ≤ 256 there: 16-bit labels never run
     if (plan.small_rows) return compactAssignKernel<D, LabelT, 1>;
   return compactAssignKernel<D, LabelT>;
 }
@@ -83,7 +83,7 @@ AssignPlan planCompact(std::size_t n, int d, int k, std::size_t tiles, const Dev
   const std::size_t wide_batch =
       static_cast<std::size_t>(kCompactThreads) * compactRowsPerThread(plan.template_dim);
   plan.small_rows =
-      plan.template_dim >= 8 && !plan.point_tiles &&
+      plan.template_dim >= 8 && sizeof(LabelT) == 1 && !plan.point_tiles &&
       (n + wide_batch - 1) / wide_batch < static_cast<std::size_t>(limits.multiprocessors);
   int per_sm = 0;
   withCompactDim(d, [&]<int D>() {

@@ -323,22 +323,42 @@ __device__ __forceinline__ int warpExactNearest(const X& x, const float* rows, i
 /// kernel's critical path. Same scores, ties, exact re-ranking and bound as searchRow, so the
 /// same label; lane 0 stores the results. Warp-uniform: every lane calls it with the same row.
 template <int D, typename LabelT>
+struct WarpSearchInput {
+  float x[D];
+  std::uint32_t count;
+  LabelT old_label;
+};
+
+/// What warpSearchRow reads of row i, every lane the same: its coordinates, count and old
+/// label, one global round trip.
+template <int D, typename LabelT>
+__device__ __forceinline__ WarpSearchInput<D, LabelT> loadWarpSearchInput(
+    const CompactArgs<LabelT>& a, std::size_t i, bool first) {
+  WarpSearchInput<D, LabelT> in;
+  const int d = a.d;
+  const float* p = a.points + i * d;
+#pragma unroll
+  for (int c = 0; c < D; ++c)
+    in.x[c] = c < d ? __ldg(p + c) : 0.0f;
+  // The count and old label go out with the coordinates (one broadcast each), not after the
+  // search, where they had been a second global round trip per row.
+  in.count = a.counts ? __ldg(a.counts + i) : 1u;
+  in.old_label = first ? LabelT(0) : a.labels_in[i];
+  return in;
+}
+
+template <int D, typename LabelT>
 __device__ __forceinline__ void warpSearchRow(const CompactArgs<LabelT>& a, const CompactBlock& b,
-                                              std::size_t i, bool first, double& inertia,
+                                              std::size_t i, const WarpSearchInput<D, LabelT>& in,
+                                              bool first, double& inertia,
                                               unsigned long long& changed, unsigned& evaluated) {
   constexpr int R = centroidRow(D);
   const int d = a.d;
   const int k = a.k;
   const int lane = threadIdx.x & 31;
-  float x[D];
-  const float* p = a.points + i * d;
-#pragma unroll
-  for (int c = 0; c < D; ++c)
-    x[c] = c < d ? __ldg(p + c) : 0.0f;
-  // The row's count and old label go out with its coordinates (every lane: one broadcast
-  // each), not after the search, where they had been a second global round trip per row.
-  const std::uint32_t count = a.counts ? __ldg(a.counts + i) : 1u;
-  const LabelT old_label = first ? LabelT(0) : a.labels_in[i];
+  const float(&x)[D] = in.x;
+  const std::uint32_t count = in.count;
+  const LabelT old_label = in.old_label;
   float x2[D];
   float x_norm = 0.0f;
 #pragma unroll
@@ -456,8 +476,23 @@ __device__ __forceinline__ void compactAssignBlock(const CompactArgs<LabelT>& a)
       __syncthreads();
     } else {
       __syncwarp();  // every lane's entries are in the warp's queue
-      for (int q = 0; q < wq_count; ++q)
-        warpSearchRow<D>(a, block, block_first + wq[q], first, inertia, changed, evaluated);
+      if constexpr (P == 1) {
+        // Small data: each warp's rows are searched one after another, a chain of round trips;
+        // the next row's inputs load while this one is searched.
+        WarpSearchInput<D, LabelT> next;
+        if (wq_count > 0) next = loadWarpSearchInput<D>(a, block_first + wq[0], first);
+        for (int q = 0; q < wq_count; ++q) {
+          const WarpSearchInput<D, LabelT> in = next;
+          if (q + 1 < wq_count) next = loadWarpSearchInput<D>(a, block_first + wq[q + 1], first);
+          warpSearchRow<D>(a, block, block_first + wq[q], in, first, inertia, changed, evaluated);
+        }
+      } else {
+        for (int q = 0; q < wq_count; ++q) {
+          const std::size_t i = block_first + wq[q];
+          warpSearchRow<D>(a, block, i, loadWarpSearchInput<D>(a, i, first), first, inertia,
+                           changed, evaluated);
+        }
+      }
       if (lane == 0) searched += static_cast<unsigned long long>(wq_count);
       wq_count = 0;
       __syncwarp();
