@@ -34,7 +34,7 @@ struct BenchCase {
   /// tiled kernels of 17 ≤ d ≤ 64, for comparison with the wide kernels' bounds.
   bool every_row = false;
   /// Iterations asked of one Engine::steps call (0: step() by step()). The CUDA engine runs the
-  /// sorted runs of d = 1 and the compact rows of 4 < d ≤ 16 as one launch for up to 64 of them,
+  /// sorted runs of d = 1 as one launch for up to 64 of them,
   /// the loop on the device; each iteration's time is then its share of the launch.
   int batch = 0;
   /// Time whole runs from the seed to convergence (the warm-up is one such run), instead of

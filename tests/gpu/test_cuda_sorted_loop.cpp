@@ -19,7 +19,109 @@
 namespace kms {
 namespace {
 
-using test::expectLoopIsStepByStep;
+void expectSameStats(const IterationStats& a, const IterationStats& b, int it) {
+  EXPECT_EQ(a.iteration, b.iteration) << "iteration " << it;
+  EXPECT_EQ(a.inertia, b.inertia) << "iteration " << it;
+  EXPECT_EQ(a.changed, b.changed) << "iteration " << it;
+  EXPECT_EQ(a.max_shift, b.max_shift) << "iteration " << it;
+  EXPECT_EQ(a.empty_clusters, b.empty_clusters) << "iteration " << it;
+  EXPECT_EQ(a.converged, b.converged) << "iteration " << it;
+  EXPECT_EQ(a.rows_searched, b.rows_searched) << "iteration " << it;
+}
+
+/// Runs `config` on three engines over `view`: the CUDA engine through
+/// steps() in batches of `batches` (cycled), the CUDA engine step() by step(), and the CPU. Checks
+/// every iteration's stats (the two CUDA runs bit for bit, the CPU's changed counts and empty
+/// clusters) and the final labels and centroids of all three. Returns the batched run's stats.
+std::vector<IterationStats> expectLoopIsStepByStep(const DataView& view, KMeansConfig config,
+                                                   const std::vector<int>& batches) {
+  auto loop = createEngine(BackendKind::Cuda).engine;
+  auto stepped = createEngine(BackendKind::Cuda).engine;
+  auto cpu = createCpuEngine(0);
+  for (Engine* e : {loop.get(), stepped.get(), static_cast<Engine*>(cpu.get())}) {
+    e->setData(view);
+    e->initialize(config);
+  }
+  std::vector<IterationStats> batched;
+  for (std::size_t b = 0; !loop->finished(); ++b) {
+    const int want = batches[b % batches.size()];
+    const std::size_t before = batched.size();
+    EXPECT_EQ(loop->stepsPerCall(), 64);
+    const int ran = loop->steps(want, batched);
+    EXPECT_GE(ran, 1);
+    EXPECT_LE(ran, want);
+    EXPECT_EQ(batched.size(), before + static_cast<std::size_t>(ran));
+    EXPECT_EQ(loop->iteration(), static_cast<int>(batched.size()));
+    // One launch: every iteration of the call has the same share of its time (step() by step()
+    // would time each iteration apart); a re-seed after the last adds to that one only.
+    for (std::size_t i = before + 1; i + 1 < batched.size(); ++i)
+      EXPECT_EQ(batched[i].ms.assign_ms, batched[before].ms.assign_ms)
+          << "not one launch: iteration " << batched[i].iteration;
+    if (ran == 0 || ::testing::Test::HasFailure()) break;
+  }
+  EXPECT_EQ(loop->steps(5, batched), 0) << "a finished run takes no more steps";
+  for (std::size_t i = 0; i < batched.size() && !::testing::Test::HasFailure(); ++i) {
+    const int it = static_cast<int>(i) + 1;
+    const IterationStats s = stepped->step();
+    const IterationStats c = cpu->step();
+    expectSameStats(batched[i], s, it);
+    EXPECT_EQ(batched[i].changed, c.changed) << "iteration " << it;
+    EXPECT_EQ(batched[i].empty_clusters, c.empty_clusters) << "iteration " << it;
+  }
+  EXPECT_TRUE(stepped->finished());
+  EXPECT_EQ(loop->converged(), stepped->converged());
+  Snapshot a, b, c;
+  loop->snapshot(a);
+  stepped->snapshot(b);
+  cpu->snapshot(c);
+  EXPECT_EQ(a.iteration, b.iteration);
+  EXPECT_EQ(a.labels, b.labels);
+  EXPECT_EQ(a.centroids, b.centroids);
+  EXPECT_EQ(a.labels, c.labels);
+  EXPECT_EQ(a.centroids, c.centroids);
+  return batched;
+}
+
+/// Points of d coordinates (all but the first zero) whose middle cluster empties in the
+/// second iteration from the start `config` gives: 100 points at 0, 100 at 10, one at 2 and one
+/// at 8.5, centroids from −3, 5 and 13. The first iteration gives the middle one 2 and 8.5 (mean
+/// 5.25); from there 2 is nearer 0 and 8.5 nearer 10. Empty-cluster policy: KeepCentroid.
+KMeansConfig emptiedInSecondIteration(int d, std::vector<float>& x) {
+  x.assign(202 * static_cast<std::size_t>(d), 0.0f);
+  for (int i = 0; i < 100; ++i)
+    x[static_cast<std::size_t>(100 + i) * d] = 10.0f;
+  x[static_cast<std::size_t>(200) * d] = 2.0f;
+  x[static_cast<std::size_t>(201) * d] = 8.5f;
+  std::vector<float> start(3 * static_cast<std::size_t>(d), 0.0f);
+  start[0] = -3.0f;
+  start[d] = 5.0f;
+  start[2 * static_cast<std::size_t>(d)] = 13.0f;
+  KMeansConfig config = test::givenCentroids(start, 3);
+  config.max_iterations = 30;
+  return config;
+}
+
+/// With `config` (emptiedInSecondIteration's) and `policy`: the batched run's first call of
+/// steps(64) ends after the emptying iteration under ReseedFarthest (the host re-seeds there),
+/// goes on under KeepCentroid, and the whole run is step() by step()'s and the CPU's.
+void expectMidLaunchEmptying(const DataView& view, KMeansConfig config, EmptyClusterPolicy policy) {
+  config.empty_clusters = policy;
+  auto engine = createEngine(BackendKind::Cuda).engine;
+  engine->setData(view);
+  engine->initialize(config);
+  std::vector<IterationStats> first;
+  const int ran = engine->steps(64, first);
+  ASSERT_GE(ran, 2);
+  EXPECT_EQ(first[0].empty_clusters, 0);
+  EXPECT_EQ(first[1].empty_clusters, 1);
+  if (policy == EmptyClusterPolicy::ReseedFarthest)
+    EXPECT_EQ(ran, 2) << "the launch must end where the cluster emptied";
+  else
+    EXPECT_GT(ran, 2);
+  const auto stats = expectLoopIsStepByStep(view, config, {64});
+  ASSERT_GE(stats.size(), 2u);
+  EXPECT_EQ(stats[1].empty_clusters, 1);
+}
 
 TEST(SortedRunsLoop, UniformDataInBatchesOfSeveralSizes) {
   KMS_REQUIRE_CUDA();
@@ -106,10 +208,10 @@ TEST(SortedRunsLoop, EmptyClustersEndTheLaunchAndAreReseeded) {
 TEST(SortedRunsLoop, AClusterEmptiedInTheLaunchsSecondIterationEndsItThere) {
   KMS_REQUIRE_CUDA();
   std::vector<float> x;
-  const KMeansConfig config = test::emptiedInSecondIteration(1, x);
+  const KMeansConfig config = emptiedInSecondIteration(1, x);
   const DataView view{x.data(), x.size(), 1};
   for (auto policy : {EmptyClusterPolicy::ReseedFarthest, EmptyClusterPolicy::KeepCentroid})
-    test::expectMidLaunchEmptying(view, config, policy);
+    expectMidLaunchEmptying(view, config, policy);
 }
 
 TEST(SortedRunsLoop, NearlyEqualCentroidsAndCountedValues) {
@@ -172,6 +274,38 @@ TEST(SortedRunsLoop, ARequestedCaptureIsTakenAndTheRunGoesOn) {
   loop->snapshot(a);
   stepped->snapshot(b);
   EXPECT_EQ(a.iteration, 40);
+  EXPECT_EQ(a.labels, b.labels);
+  EXPECT_EQ(a.centroids, b.centroids);
+}
+
+TEST(SortedRunsLoop, PastConvergenceWithTheBenchmarksOption) {
+  KMS_REQUIRE_CUDA();
+  // EngineOptions::cuda_steps_past_convergence: launches go on past convergence as step() does,
+  // iteration for iteration (kmeans-bench times the same iterations both ways).
+  EngineOptions past;
+  past.cuda_steps_past_convergence = true;
+  const auto x = test::blobPoints(50000, 1, 5, 4, 3.0f, 0.2f);
+  auto loop = test::cudaEngineOn(x, 1, nullptr, past);
+  auto stepped = test::cudaEngineOn(x, 1);
+  KMeansConfig config;
+  config.k = 5;
+  config.seed = 6;
+  config.init = InitMethod::KMeansPlusPlus;
+  config.max_iterations = 90;
+  loop->initialize(config);
+  stepped->initialize(config);
+  ASSERT_EQ(loop->stepsPerCall(), 64);
+  std::vector<IterationStats> stats;
+  EXPECT_EQ(loop->steps(64, stats), 64);
+  EXPECT_EQ(loop->steps(64, stats), 26);
+  EXPECT_EQ(loop->steps(64, stats), 0);
+  ASSERT_EQ(stats.size(), 90u);
+  EXPECT_TRUE(stats.back().converged) << "the data converge well before 90 iterations";
+  for (int i = 0; i < 90; ++i)
+    expectSameStats(stats[i], stepped->step(), i + 1);
+  Snapshot a, b;
+  loop->snapshot(a);
+  stepped->snapshot(b);
   EXPECT_EQ(a.labels, b.labels);
   EXPECT_EQ(a.centroids, b.centroids);
 }

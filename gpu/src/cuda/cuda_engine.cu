@@ -260,7 +260,6 @@ void CudaEngine::planFor() {
   // k = 256, iterations 11–60: 98 % of the rows settled by their bounds).
   if (compact_fits) {
     plan_ = planCompact<LabelT>(n_, d_, k_, tiles_.tiles(), limits_);
-    plan_.device_loop = !shard_ && compactLoopFits<LabelT>(plan_, d_, k_);
   } else if (distance_bounds_ && fitsWideKernel(d_, k_) && weights_.size() == 0)
     plan_ = planWide<LabelT>(n_, d_, k_, limits_);
   else if (!summary_.fixed.counted)
@@ -452,18 +451,6 @@ void CudaEngine::enqueueCompactIteration(int cur, int in_half, int out_half, Par
       after_update_.recordInGraph(s);
       break;
   }
-}
-
-void CudaEngine::launchCompactLoop(int in_half, const CompactLoop& loop) {
-  const auto launch = [&](auto label_type) {
-    using LabelT = decltype(label_type);
-    launchCompactIterations<LabelT>(plan_, compactArgs<LabelT>(cur_, in_half, latest_), loop,
-                                    compute_.get());
-  };
-  if (labelBytes() == 1)
-    launch(std::uint8_t{});
-  else
-    launch(std::uint16_t{});
 }
 
 template <typename LabelT>

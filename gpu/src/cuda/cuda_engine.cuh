@@ -47,8 +47,8 @@ class CudaEngine final : public Engine {
   void setData(const DataView& data) override;
   void initialize(const KMeansConfig& config) override;
   IterationStats step() override;
-  /// Sorted runs and compact rows of 4 < d ≤ 16: up to 64 iterations in one launch
-  /// (cuda_engine_loop.cu); otherwise step() by step().
+  /// Sorted runs: up to kSortedLoopMax iterations in one launch (cuda_engine_sorted.cu);
+  /// otherwise step() by step().
   int steps(int max_steps, std::vector<IterationStats>& out) override;
   int stepsPerCall() const override;
   void snapshot(Snapshot& out) override;
@@ -103,8 +103,7 @@ class CudaEngine final : public Engine {
   /// otherwise from the step's events.
   IterationStats finishStep(const PendingStep& step, const IterationReport& report,
                             double span_ms = -1.0);
-  /// steps() runs on the device now (the sorted runs or plan_.device_loop, and nothing the host
-  /// must do in between).
+  /// steps() runs on the device now (the sorted runs, nothing the host must do in between).
   bool loopsOnDevice() const;
 
   /// setData; with `summary` (the whole data's, when this engine holds one shard) the data are
@@ -128,10 +127,6 @@ class CudaEngine final : public Engine {
   /// The iteration of compact data (plan_.compact) with its timing events.
   template <typename LabelT>
   void enqueueCompactIteration(int cur, int in_half, int out_half, Part part);
-  /// Compact rows (plan_.device_loop): loop.count iterations at most in one launch from the
-  /// buffers' current arrangement, labels read from in_half (−1: the run's first iteration) and
-  /// written to half latest_, on the compute stream.
-  void launchCompactLoop(int in_half, const CompactLoop& loop);
   /// The sorted-runs iteration's arguments on the buffers' arrangement `cur` (in_half −1: the
   /// run's first iteration, no previous runs).
   SortedArgs sortedArgs(int cur, int in_half) const;

@@ -77,9 +77,6 @@ struct AssignPlan {
   bool compact = false;
   /// Compact with point tiles (d ≤ 4): the assignment settles whole tiles (tile_kernel.cuh).
   bool point_tiles = false;
-  /// Compact rows of 4 < d ≤ 16 on one GPU whose grid is resident at once (compactLoopFits):
-  /// Engine::steps runs its iterations in one cooperative launch (launchCompactIterations).
-  bool device_loop = false;
   /// Compact rows of 4 < d ≤ 16 too few to reach every multiprocessor two a thread: one row a
   /// thread (compactRowsPerThread), twice the blocks.
   bool small_rows = false;

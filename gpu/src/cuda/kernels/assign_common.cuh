@@ -54,11 +54,10 @@ __device__ __forceinline__ void atomicAddInt64(long long* address, long long val
   atomicAdd(reinterpret_cast<unsigned long long*>(address), static_cast<unsigned long long>(value));
 }
 
-/// Stages centroids [first, first + count) into shared rows, computing ‖c‖². The loads go to L2
-/// (__ldcg), never through a read-only or L1 line that could be stale: compactIterationsKernel
-/// stages centroids that its own blocks wrote two iterations before.
+/// Stages centroids [first, first + count) into shared rows, computing ‖c‖².
 template <int D>
-__device__ void stageCentroids(float* rows, const float* centroids, int d, int first, int count) {
+__device__ void stageCentroids(float* rows, const float* __restrict__ centroids, int d, int first,
+                               int count) {
   constexpr int R = centroidRow(D);
   // Four loads in flight per thread before their stores: one at a time, each store waited for
   // its load, and staging k = 128 rows of 16 took ten global round trips in a row.
@@ -72,7 +71,7 @@ __device__ void stageCentroids(float* rows, const float* centroids, int d, int f
       const int j = idx / R;
       const int c = idx - j * R;
       v[u] = (idx < total && c < d && c < D)
-                 ? __ldcg(centroids + static_cast<std::size_t>(first + j) * d + c)
+                 ? centroids[static_cast<std::size_t>(first + j) * d + c]
                  : 0.0f;
     }
 #pragma unroll

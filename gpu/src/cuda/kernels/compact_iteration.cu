@@ -1,7 +1,5 @@
 #include "cuda/kernels/compact_iteration.cuh"
 
-#include <cooperative_groups.h>
-
 #include <algorithm>
 
 #include "cuda/cuda_check.cuh"
@@ -145,94 +143,6 @@ void launchCompactIteration(const AssignPlan& plan, const CompactArgs<LabelT>& a
   launchCompactUpdate(args, stream);
 }
 
-namespace {
-
-/// Iterations of compactAssignBlock and loopUpdateBlock in one cooperative launch of the
-/// assignment's grid, which waits for itself between them: the assignment's moved sums and
-/// block results are complete before the update reads them, and the update's centroids,
-/// geometry and run counters before the next assignment reads them (grid.sync orders the memory
-/// of the whole grid; the centroids are staged through L2, see stageCentroids). Each iteration's
-/// verdict is read by every block from the scalars after the second wait, so all blocks leave
-/// the loop together. For the wider rows only (4 < d ≤ 16, D = 8, 16): d ≤ 4 runs on point
-/// tiles or sorted runs.
-template <int D, typename LabelT, int P>
-__global__ void __launch_bounds__(kCompactThreads)
-    compactIterationsKernel(CompactArgs<LabelT> a, CompactLoop loop) {
-  const cooperative_groups::grid_group grid = cooperative_groups::this_grid();
-  const bool updates = static_cast<int>(blockIdx.x) < loopUpdateBlocks(a.k);
-  CompactArgs<LabelT> it = a;
-  int i = 0;
-  while (i < loop.count) {
-    it.centroids_in = loop.centroids[i & 1];
-    it.centroids_out = loop.centroids[(i & 1) ^ 1];
-    if (i > 0) it.labels_in = it.labels_out;  // the same half from then on, as step() writes
-    it.report = loop.reports + i;
-    compactAssignBlock<D, LabelT, P>(it);
-    grid.sync();
-    if (updates) loopUpdateBlock<D>(it);
-    grid.sync();
-    ++i;
-    const volatile IterationScalars* s = it.scalars;
-    if ((loop.stop_on_converged && s->converged != 0) || (loop.stop_on_empty && s->empty_count > 0))
-      break;
-  }
-  if (blockIdx.x == 0 && threadIdx.x == 0) *loop.done = i;
-}
-
-/// Calls f(kernel) with the loop kernel for the plan; false where there is none. Compiled for
-/// D = 8, 16 and 8-bit labels only: d ≤ 4 runs on point tiles or sorted runs, and wider rows
-/// take at most k = 256 (compactMaxK), whose labels are 8-bit.
-template <typename LabelT, typename F>
-bool withLoopKernel(const AssignPlan& plan, int d, F&& f) {
-  if constexpr (sizeof(LabelT) != 1) {
-    return false;
-  } else {
-    if (d <= 4 || d > kCompactMaxD) return false;
-    const bool wide = compactDim(d) == 16;
-    if (plan.small_rows)
-      f(wide ? compactIterationsKernel<16, LabelT, 1> : compactIterationsKernel<8, LabelT, 1>);
-    else
-      f(wide ? compactIterationsKernel<16, LabelT, compactRowsPerThread(16)>
-             : compactIterationsKernel<8, LabelT, compactRowsPerThread(8)>);
-    return true;
-  }
-}
-
-}  // namespace
-
-template <typename LabelT>
-bool compactLoopFits(const AssignPlan& plan, int d, int k) {
-  if (!plan.compact || plan.point_tiles || plan.blocks < loopUpdateBlocks(k)) return false;
-  int device = 0, cooperative = 0, multiprocessors = 0;
-  KMS_CUDA_CHECK(cudaGetDevice(&device));
-  KMS_CUDA_CHECK(cudaDeviceGetAttribute(&cooperative, cudaDevAttrCooperativeLaunch, device));
-  KMS_CUDA_CHECK(cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, device));
-  if (cooperative == 0) return false;
-  int per_sm = 0;
-  const bool compiled = withLoopKernel<LabelT>(plan, d, [&](auto kernel) {
-    KMS_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                        static_cast<int>(plan.shared_bytes)));
-    KMS_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kCompactThreads,
-                                                                 plan.shared_bytes));
-  });
-  return compiled && static_cast<long long>(per_sm) * multiprocessors >= plan.blocks;
-}
-
-template <typename LabelT>
-void launchCompactIterations(const AssignPlan& plan, const CompactArgs<LabelT>& args,
-                             const CompactLoop& loop, cudaStream_t stream) {
-  CompactArgs<LabelT> a = args;
-  CompactLoop l = loop;
-  void* params[] = {&a, &l};
-  const bool compiled = withLoopKernel<LabelT>(plan, args.d, [&](auto kernel) {
-    KMS_CUDA_CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(kernel),
-                                               dim3(plan.blocks), dim3(kCompactThreads), params,
-                                               plan.shared_bytes, stream));
-  });
-  if (!compiled) throw DeviceError("internal error: no compact loop kernel for this dimension");
-  KMS_CHECK_LAUNCH();
-}
-
 template <typename LabelT>
 void launchCompactSums(const AssignPlan& plan, const CompactArgs<LabelT>& args,
                        cudaStream_t stream) {
@@ -262,14 +172,6 @@ template void launchCompactSums<std::uint16_t>(const AssignPlan&, const CompactA
                                                cudaStream_t);
 template void launchCompactUpdate<std::uint8_t>(const CompactArgs<std::uint8_t>&, cudaStream_t);
 template void launchCompactUpdate<std::uint16_t>(const CompactArgs<std::uint16_t>&, cudaStream_t);
-template bool compactLoopFits<std::uint8_t>(const AssignPlan&, int, int);
-template bool compactLoopFits<std::uint16_t>(const AssignPlan&, int, int);
-template void launchCompactIterations<std::uint8_t>(const AssignPlan&,
-                                                    const CompactArgs<std::uint8_t>&,
-                                                    const CompactLoop&, cudaStream_t);
-template void launchCompactIterations<std::uint16_t>(const AssignPlan&,
-                                                     const CompactArgs<std::uint16_t>&,
-                                                     const CompactLoop&, cudaStream_t);
 template void launchCompactGeometry<std::uint8_t>(const CompactArgs<std::uint8_t>&, const float*,
                                                   cudaStream_t);
 template void launchCompactGeometry<std::uint16_t>(const CompactArgs<std::uint16_t>&, const float*,

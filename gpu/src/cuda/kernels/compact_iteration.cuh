@@ -41,35 +41,6 @@ void launchCompactSums(const AssignPlan& plan, const CompactArgs<LabelT>& args,
 template <typename LabelT>
 void launchCompactUpdate(const CompactArgs<LabelT>& args, cudaStream_t stream);
 
-/// Most iterations of one launchCompactIterations.
-inline constexpr int kCompactLoopMax = 64;
-
-/// Iterations run back to back in one launch (Engine::steps): the loop stays on the device.
-struct CompactLoop {
-  int count = 0;                       ///< iterations at most (≤ kCompactLoopMax)
-  float* centroids[2] = {};            ///< [0]: the first iteration's input; then they alternate
-  IterationReport* reports = nullptr;  ///< count reports (mapped host memory)
-  int* done = nullptr;                 ///< the iterations that ran (mapped host memory)
-  bool stop_on_empty = false;          ///< end after an iteration that leaves a cluster empty
-  bool stop_on_converged = true;       ///< end after an iteration that converges
-};
-
-/// Whether launchCompactIterations can run `plan` (its assignment's grid, args.blocks): compact
-/// rows without point tiles, 4 < d ≤ 16, and every block of the grid resident at once on this
-/// device (the loop's blocks wait for each other twice an iteration). Loads the loop's kernel,
-/// so that the first launch's timing does not include it.
-template <typename LabelT>
-bool compactLoopFits(const AssignPlan& plan, int d, int k);
-
-/// Up to loop.count iterations in one cooperative launch of plan.blocks blocks, each exactly
-/// launchCompactIteration's on the buffers step() would use (args' centroids and report are
-/// replaced by the loop's; from the second iteration on, labels_in is labels_out, which must be
-/// the same half as labels_in unless labels_in is null); stops after one that converges (or
-/// leaves a cluster empty, with stop_on_empty). Requires compactLoopFits.
-template <typename LabelT>
-void launchCompactIterations(const AssignPlan& plan, const CompactArgs<LabelT>& args,
-                             const CompactLoop& loop, cudaStream_t stream);
-
 /// The centroids' geometry (computeGeometry in compact_kernel.cuh) for `centroids` into
 /// args.geometry/args.order: before the first iteration, and after a re-seed.
 template <typename LabelT>

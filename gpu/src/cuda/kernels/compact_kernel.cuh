@@ -420,11 +420,10 @@ __device__ __forceinline__ void warpSearchRow(const CompactArgs<LabelT>& a, cons
   }
 }
 
-/// The assignment of one block (compactAssignKernel, and every iteration of
-/// compactIterationsKernel): its rows, grid-strided, then its results and moved sums. Every
-/// thread of the block calls it.
+/// The assignment: each block its rows, grid-strided (P a thread per round), then its results
+/// and moved sums.
 template <int D, typename LabelT, int P = compactRowsPerThread(D)>
-__device__ __forceinline__ void compactAssignBlock(const CompactArgs<LabelT>& a) {
+__global__ void __launch_bounds__(kCompactThreads) compactAssignKernel(CompactArgs<LabelT> a) {
   constexpr int kSearchQueue = compactSearchQueue(P);
   constexpr int kWarpQueue = kSearchQueue / (kCompactThreads / 32);
   extern __shared__ __align__(16) unsigned char shared_raw[];
@@ -536,11 +535,6 @@ __device__ __forceinline__ void compactAssignBlock(const CompactArgs<LabelT>& a)
 
   writeBlockResults(a, {inertia, changed, searched, evaluated});  // its barrier: sums complete
   addBlockSums(a, block, d);
-}
-
-template <int D, typename LabelT, int P = compactRowsPerThread(D)>
-__global__ void __launch_bounds__(kCompactThreads) compactAssignKernel(CompactArgs<LabelT> a) {
-  compactAssignBlock<D, LabelT, P>(a);
 }
 
 }  // namespace kms::cuda

@@ -182,7 +182,7 @@ __device__ __forceinline__ CentroidUpdate<D> updateCentroid(const CompactArgs<La
 /// queueing behind barriers; one block reduction (a fixed tree) does the rest. For k ≤ 32
 /// (smallUpdate) and 64 ≤ k ≤ 256 (spreadsGeometry) the kernels below do the same faster.
 template <int D, typename LabelT>
-__device__ __forceinline__ void compactUpdateBlock(const CompactArgs<LabelT>& a) {
+__global__ void __launch_bounds__(kCompactThreads) compactUpdateKernel(CompactArgs<LabelT> a) {
   constexpr int J = compactMaxK(D) / kCompactThreads;  // clusters per thread at most
   const int d = a.d, k = a.k;
   // Thread 0's run counters load now, not after the reduction, where every thread would wait at
@@ -235,7 +235,7 @@ __host__ __device__ constexpr bool smallUpdate(int k) {
 /// (Nsight Compute, H200); this kernel took 0.0170 → 0.0156 ms off a photo's 538,753 distinct
 /// colours at k = 16 (same machine).
 template <int D, typename LabelT>
-__device__ __forceinline__ void compactSmallUpdateBlock(const CompactArgs<LabelT>& a) {
+__global__ void __launch_bounds__(kCompactThreads) compactSmallUpdateKernel(CompactArgs<LabelT> a) {
   const int k = a.k;
   const int lane = static_cast<int>(threadIdx.x) & 31;
   const bool mine_centroid = threadIdx.x < 32 && lane < k;
@@ -300,7 +300,8 @@ __device__ __forceinline__ void compactSmallUpdateBlock(const CompactArgs<LabelT
 /// compactUpdateKernel's reduction and report, then every block describes its share. Replaces
 /// an update block followed by spreadGeometryKernel: one launch and one global round trip fewer.
 template <int D, typename LabelT>
-__device__ __forceinline__ void compactSpreadUpdateBlock(const CompactArgs<LabelT>& a) {
+__global__ void __launch_bounds__(kCompactThreads)
+    compactSpreadUpdateKernel(CompactArgs<LabelT> a) {
   constexpr int S = geometryStride(D);
   __shared__ SpreadGeometryShared<D> sh;
   const int k = a.k;
@@ -332,40 +333,6 @@ __device__ __forceinline__ void compactSpreadUpdateBlock(const CompactArgs<Label
   }
   __syncthreads();
   describeSpread<D>(a, sh);
-}
-
-/// The blocks the update takes inside compactIterationsKernel (loopUpdateBlock).
-__host__ __device__ constexpr int loopUpdateBlocks(int k) {
-  return smallUpdate(k) ? 1 : spreadBlocks(k);
-}
-
-/// The update of one iteration inside compactIterationsKernel, by blocks 0 to
-/// loopUpdateBlocks(k) − 1 (every thread of each calls it): compactSmallUpdateBlock for k ≤ 32,
-/// else compactSpreadUpdateBlock — also for 33 ≤ k < 64, where step() runs compactUpdateBlock,
-/// whose geometry (computeGeometry's sort) would need its own shared memory beside the
-/// assignment's. The same centroids, reduction and geometry either way (describeSpread).
-template <int D, typename LabelT>
-__device__ __forceinline__ void loopUpdateBlock(const CompactArgs<LabelT>& a) {
-  if (smallUpdate(a.k))
-    compactSmallUpdateBlock<D>(a);
-  else
-    compactSpreadUpdateBlock<D>(a);
-}
-
-// The update as its own kernel after the assignment kernel (step() by step()), one per form, so
-// that each compiles to its own registers and shared memory.
-template <int D, typename LabelT>
-__global__ void __launch_bounds__(kCompactThreads) compactUpdateKernel(CompactArgs<LabelT> a) {
-  compactUpdateBlock<D>(a);
-}
-template <int D, typename LabelT>
-__global__ void __launch_bounds__(kCompactThreads) compactSmallUpdateKernel(CompactArgs<LabelT> a) {
-  compactSmallUpdateBlock<D>(a);
-}
-template <int D, typename LabelT>
-__global__ void __launch_bounds__(kCompactThreads)
-    compactSpreadUpdateKernel(CompactArgs<LabelT> a) {
-  compactSpreadUpdateBlock<D>(a);
 }
 
 /// A shard's half of the update's reduction (one block): its assignment blocks' inertia and
