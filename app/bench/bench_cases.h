@@ -34,13 +34,15 @@ struct BenchCase {
   /// tiled kernels of 17 ≤ d ≤ 64, for comparison with the wide kernels' bounds.
   bool every_row = false;
   /// Iterations asked of one Engine::steps call (0: step() by step()). The CUDA engine runs the
-  /// sorted runs of d = 1 as one launch for up to 64 of them,
-  /// the loop on the device; each iteration's time is then its share of the launch.
+  /// sorted runs of d = 1 as one launch for up to 64 of them, the loop on the device; each
+  /// iteration's time is then its share of the launch.
   int batch = 0;
   /// Time whole runs from the seed to convergence (the warm-up is one such run), instead of
   /// iterations 11 onwards of one run that step() continues past convergence: the iterations a
   /// user's run does, each one with rows that change, and comparable between step() and steps()
-  /// (which stops at convergence). Reported per iteration as the mean: total time over iterations.
+  /// (which stops at convergence). The timed runs go on until at least the asked iterations
+  /// are timed and the last run has converged; --warmup is not used. Reported per iteration as
+  /// the mean (total time over iterations); the case's name says so.
   bool whole_runs = false;
 };
 

@@ -101,7 +101,9 @@ Result timeEngine(kms::Engine& engine, const BenchCase& c, const kms::bench::Ben
   }
   std::vector<double> wall;
   int calls = 0;
-  while (static_cast<int>(timed.size()) < iterations) {
+  // Whole runs: every timed run to its end (a run cut short would weigh its searching first
+  // iterations too much).
+  while (static_cast<int>(timed.size()) < iterations || (c.whole_runs && !engine.finished())) {
     if (c.whole_runs && engine.finished()) engine.initialize(config);
     const int want = c.whole_runs ? kWholeRunLimit : iterations - static_cast<int>(timed.size());
     const auto t0 = std::chrono::steady_clock::now();

@@ -103,7 +103,9 @@ class Engine {
   /// (call it again). The results are those of as many step() calls, bit for bit. A backend
   /// may keep the loop on the device — the CUDA engine runs up to 64 iterations of the sorted
   /// runs of d = 1 (docs/engine.md) as one launch, with no host round trip in between, each
-  /// iteration's time its share of the launch; stepsPerCall() says how many.
+  /// iteration's time its share of the launch; stepsPerCall() says how many. (With
+  /// EngineOptions::cuda_steps_past_convergence, for benchmarks, the CUDA engine's steps() goes
+  /// on past convergence up to max_iterations, as step() calls would.)
   virtual int steps(int max_steps, std::vector<IterationStats>& out);
 
   /// How many iterations steps() runs now without a host round trip between them: 1 (the

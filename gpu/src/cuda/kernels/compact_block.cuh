@@ -164,6 +164,26 @@ __device__ __forceinline__ void moveRowSums(const CompactBlock& b, int d, const 
   if (!first) atomicAddWide64(b.acc_lo + f + d, b.acc_hi + f + d, -m);
 }
 
+/// moveRowSums by the lanes of a warp that all hold the row (warpSearchRow): lane c < d moves
+/// coordinate c, lane d the count — the same words and values, d + 1 lanes at once instead of
+/// one lane's 2·(d + 1) shared atomics in a row. Lanes past d do nothing.
+template <int D>
+__device__ __forceinline__ void moveRowSumsByLanes(const CompactBlock& b, int d,
+                                                   const float (&x)[D], std::uint32_t count,
+                                                   int from, int to, bool first, int lane) {
+  if (lane > d) return;
+  const std::size_t t = static_cast<std::size_t>(to) * (d + 1) + lane;
+  const std::size_t f = static_cast<std::size_t>(from) * (d + 1) + lane;
+  float mine = 0.0f;  // x[lane], without indexing the register array at run time
+#pragma unroll
+  for (int c = 0; c < D; ++c)
+    if (c == lane) mine = x[c];
+  const long long m = count;
+  const long long q = lane < d ? m * exact::quantize(mine, b.scale[lane]) : m;
+  atomicAddWide64(b.acc_lo + t, b.acc_hi + t, q);
+  if (!first) atomicAddWide64(b.acc_lo + f, b.acc_hi + f, -q);
+}
+
 /// The end of an assignment block (every thread calls it): the block's inertia, changed count,
 /// rows searched (counted by lane 0s) and distances computed (every thread's) into its slots of
 /// a.block_inertia, block_changed and block_work (two per block). Its one barrier (blockSumWork)

@@ -84,7 +84,8 @@ __device__ __forceinline__ float fastScore(const float (&x2)[D], const float* ro
 /// 0.0168 → 0.0160 ms per iteration (H200). For d = 3, 4 four rows a thread helped data that
 /// settle (a photo's distinct colours at k = 16, 6 %) but slowed the searches of larger k (the
 /// photo's pixels row by row at k = 256, 0.59 → 0.66 ms), so they stay at two.
-/// Small data of D = 8, 16 take one (compactSmallRows): twice the blocks, so that a data set
+/// This is the default; small data of D = 8, 16 take one row a thread instead
+/// (AssignPlan::small_rows, compactAssignKernel's P = 1): twice the blocks, so that a data set
 /// of under 132 · 512 rows reaches more multiprocessors — each warp searches its own rows one
 /// after another, and those chains were the searching iterations' time.
 __host__ __device__ constexpr int compactRowsPerThread(int D) {
@@ -125,6 +126,20 @@ __device__ __forceinline__ void loadCompactRow(const CompactArgs<LabelT>& a, std
   r.bound = first ? 0.0f : a.bounds[at];
 }
 
+/// Records a searched row's label (`moved`: it changed, or the first iteration), counting it as
+/// changed.
+template <typename LabelT>
+__device__ __forceinline__ void writeLabel(const CompactArgs<LabelT>& a, std::size_t i,
+                                           LabelT new_label, bool moved, std::uint32_t count,
+                                           unsigned long long& changed) {
+  if (moved) {
+    changed += count;
+    a.labels_out[i] = new_label;
+  } else if (a.labels_out != a.labels_in) {
+    a.labels_out[i] = new_label;
+  }
+}
+
 /// Records a row's label; when it changed, moves the row's sums between the clusters.
 template <int D, typename LabelT>
 __device__ __forceinline__ void settleLabel(const CompactArgs<LabelT>& a, const CompactBlock& b,
@@ -132,13 +147,9 @@ __device__ __forceinline__ void settleLabel(const CompactArgs<LabelT>& a, const 
                                             LabelT old_label, int label, bool first,
                                             unsigned long long& changed) {
   const LabelT new_label = static_cast<LabelT>(label);
-  if (first || old_label != new_label) {
-    changed += count;
-    moveRowSums<D>(b, compactExactDim(D) ? D : a.d, x, count, old_label, new_label, first);
-    a.labels_out[i] = new_label;
-  } else if (a.labels_out != a.labels_in) {
-    a.labels_out[i] = new_label;
-  }
+  const bool moved = first || old_label != new_label;
+  if (moved) moveRowSums<D>(b, compactExactDim(D) ? D : a.d, x, count, old_label, new_label, first);
+  writeLabel(a, i, new_label, moved, count, changed);
 }
 
 /// First look at a row: true when its bounds settle it (its label stands; inertia and — after a
@@ -316,12 +327,6 @@ __device__ __forceinline__ int warpExactNearest(const X& x, const float* rows, i
   return label;
 }
 
-/// searchRow for the zero-padded dimensions (D = 8, 16), where projections on one axis prune
-/// little: the whole warp searches one row, lane l scoring centroids l, l + 32, …, then the
-/// lanes combine. A row costs k/32 scores per lane instead of k in one thread; on small data
-/// sets a block has a few searched rows, and one thread's serial search of all k was the
-/// kernel's critical path. Same scores, ties, exact re-ranking and bound as searchRow, so the
-/// same label; lane 0 stores the results. Warp-uniform: every lane calls it with the same row.
 template <int D, typename LabelT>
 struct WarpSearchInput {
   float x[D];
@@ -347,6 +352,12 @@ __device__ __forceinline__ WarpSearchInput<D, LabelT> loadWarpSearchInput(
   return in;
 }
 
+/// searchRow for the zero-padded dimensions (D = 8, 16), where projections on one axis prune
+/// little: the whole warp searches one row, lane l scoring centroids l, l + 32, …, then the
+/// lanes combine. A row costs k/32 scores per lane instead of k in one thread; on small data
+/// sets a block has a few searched rows, and one thread's serial search of all k was the
+/// kernel's critical path. Same scores, ties, exact re-ranking and bound as searchRow, so the
+/// same label; lane 0 stores the results. Warp-uniform: every lane calls it with the same row.
 template <int D, typename LabelT>
 __device__ __forceinline__ void warpSearchRow(const CompactArgs<LabelT>& a, const CompactBlock& b,
                                               std::size_t i, const WarpSearchInput<D, LabelT>& in,
@@ -393,31 +404,12 @@ __device__ __forceinline__ void warpSearchRow(const CompactArgs<LabelT>& a, cons
   }
   const LabelT new_label = static_cast<LabelT>(label);
   const bool moved = first || old_label != new_label;
-  // A moved row's sums: lane c moves coordinate c, lane d the count (moveRowSums spread over
-  // the warp; one lane had done all 2·(d + 1) shared atomics in a row).
-  if (moved && lane <= d) {
-    const std::size_t to = static_cast<std::size_t>(new_label) * (d + 1) + lane;
-    const std::size_t from = static_cast<std::size_t>(old_label) * (d + 1) + lane;
-    float mine = 0.0f;
-#pragma unroll
-    for (int c = 0; c < D; ++c)
-      if (c == lane) mine = x[c];
-    const long long q = lane < d
-                            ? static_cast<long long>(count) * exact::quantize(mine, b.scale[lane])
-                            : static_cast<long long>(count);
-    atomicAddWide64(b.acc_lo + to, b.acc_hi + to, q);
-    if (!first) atomicAddWide64(b.acc_lo + from, b.acc_hi + from, -q);
-  }
+  if (moved) moveRowSumsByLanes<D>(b, d, x, count, old_label, new_label, first, lane);
   if (lane != 0) return;
   evaluated += searched_here;
   a.bounds[i] = __fadd_rd(lower, b.drift_down);
   inertia += static_cast<double>(dist) * count;
-  if (moved) {
-    changed += count;
-    a.labels_out[i] = new_label;
-  } else if (a.labels_out != a.labels_in) {
-    a.labels_out[i] = new_label;
-  }
+  writeLabel(a, i, new_label, moved, count, changed);
 }
 
 /// The assignment: each block its rows, grid-strided (P a thread per round), then its results
