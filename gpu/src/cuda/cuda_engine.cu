@@ -258,9 +258,9 @@ void CudaEngine::planFor() {
   }
   // 17 ≤ d ≤ 64, k ≤ 256: the wide kernels, with a distance bound per row (H200, 1 M × 64,
   // k = 256, iterations 11–60: 98 % of the rows settled by their bounds).
-  if (compact_fits) {
+  if (compact_fits)
     plan_ = planCompact<LabelT>(n_, d_, k_, tiles_.tiles(), limits_);
-  } else if (distance_bounds_ && fitsWideKernel(d_, k_) && weights_.size() == 0)
+  else if (distance_bounds_ && fitsWideKernel(d_, k_) && weights_.size() == 0)
     plan_ = planWide<LabelT>(n_, d_, k_, limits_);
   else if (!summary_.fixed.counted)
     plan_ = planAssign<LabelT>(n_, d_, k_, limits_);

@@ -41,13 +41,19 @@ void withCompactDim(int d, F&& f) {
   // clang-format on
 }
 
+/// Whether the one-row-a-thread kernel (AssignPlan::small_rows) is compiled for D and labels of
+/// `label_bytes`: D = 8, 16, 8-bit labels (k ≤ 256 there: 16-bit labels never run).
+constexpr bool hasSmallRowsKernel(int D, std::size_t label_bytes) {
+  return D >= 8 && label_bytes == 1;
+}
+
 /// The assignment kernel for the plan: whole point tiles (plan.point_tiles), or rows (one a
 /// thread with plan.small_rows).
 template <int D, typename LabelT>
 auto compactAssignFor(const AssignPlan& plan) {
   if constexpr (D <= 4)
     if (plan.point_tiles) return tileAssignKernel<D, LabelT>;
-  if constexpr (D >= 8 && sizeof(LabelT) == 1)  // k ≤ 256 there: 16-bit labels never run
+  if constexpr (hasSmallRowsKernel(D, sizeof(LabelT)))
     if (plan.small_rows) return compactAssignKernel<D, LabelT, 1>;
   return compactAssignKernel<D, LabelT>;
 }
@@ -81,7 +87,7 @@ AssignPlan planCompact(std::size_t n, int d, int k, std::size_t tiles, const Dev
   const std::size_t wide_batch =
       static_cast<std::size_t>(kCompactThreads) * compactRowsPerThread(plan.template_dim);
   plan.small_rows =
-      plan.template_dim >= 8 && sizeof(LabelT) == 1 && !plan.point_tiles &&
+      hasSmallRowsKernel(plan.template_dim, sizeof(LabelT)) && !plan.point_tiles &&
       (n + wide_batch - 1) / wide_batch < static_cast<std::size_t>(limits.multiprocessors);
   int per_sm = 0;
   withCompactDim(d, [&]<int D>() {

@@ -268,6 +268,31 @@ __device__ __forceinline__ int walkNearest(const CompactBlock& b, const float (&
   return label;
 }
 
+/// What a search reads of row i (searchRow: its thread; warpSearchRow: every lane the same):
+/// its coordinates (zero past d), count and old label, one global round trip — the count and
+/// old label go out with the coordinates, not after the search, where they had been a second
+/// round trip per row.
+template <int D, typename LabelT>
+struct SearchInput {
+  float x[D];
+  std::uint32_t count;
+  LabelT old_label;
+};
+
+template <int D, typename LabelT>
+__device__ __forceinline__ SearchInput<D, LabelT> loadSearchInput(const CompactArgs<LabelT>& a,
+                                                                  std::size_t i, bool first) {
+  SearchInput<D, LabelT> in;
+  const int d = compactExactDim(D) ? D : a.d;
+  const float* p = a.points + i * d;
+#pragma unroll
+  for (int c = 0; c < D; ++c)
+    in.x[c] = (compactExactDim(D) || c < d) ? __ldg(p + c) : 0.0f;
+  in.count = a.counts ? __ldg(a.counts + i) : 1u;
+  in.old_label = first ? LabelT(0) : a.labels_in[i];
+  return in;
+}
+
 /// The full exact search of one row (walkNearest); stores the row's new lower bound, label and
 /// sums.
 template <int D, typename LabelT>
@@ -275,18 +300,12 @@ __device__ __forceinline__ void searchRow(const CompactArgs<LabelT>& a, const Co
                                           std::size_t i, bool first, double& inertia,
                                           unsigned long long& changed, unsigned& evaluated) {
   const int d = compactExactDim(D) ? D : a.d;
-  float x[D];
-  const float* p = a.points + i * d;
-#pragma unroll
-  for (int c = 0; c < D; ++c)
-    x[c] = (compactExactDim(D) || c < d) ? __ldg(p + c) : 0.0f;
-  const std::uint32_t count = a.counts ? __ldg(a.counts + i) : 1u;
-  const LabelT old_label = first ? LabelT(0) : a.labels_in[i];
+  const SearchInput<D, LabelT> in = loadSearchInput<D>(a, i, first);
   float dist, lower;
-  const int label = walkNearest<D>(b, x, a.k, d, dist, lower, evaluated);
+  const int label = walkNearest<D>(b, in.x, a.k, d, dist, lower, evaluated);
   a.bounds[i] = __fadd_rd(lower, b.drift_down);
-  inertia += static_cast<double>(dist) * count;
-  settleLabel<D>(a, b, i, x, count, old_label, label, first, changed);
+  inertia += static_cast<double>(dist) * in.count;
+  settleLabel<D>(a, b, i, in.x, in.count, in.old_label, label, first, changed);
 }
 
 /// Combines two lanes' (best score, its index, runner-up score) into those of the union: the
@@ -327,31 +346,6 @@ __device__ __forceinline__ int warpExactNearest(const X& x, const float* rows, i
   return label;
 }
 
-template <int D, typename LabelT>
-struct WarpSearchInput {
-  float x[D];
-  std::uint32_t count;
-  LabelT old_label;
-};
-
-/// What warpSearchRow reads of row i, every lane the same: its coordinates, count and old
-/// label, one global round trip.
-template <int D, typename LabelT>
-__device__ __forceinline__ WarpSearchInput<D, LabelT> loadWarpSearchInput(
-    const CompactArgs<LabelT>& a, std::size_t i, bool first) {
-  WarpSearchInput<D, LabelT> in;
-  const int d = a.d;
-  const float* p = a.points + i * d;
-#pragma unroll
-  for (int c = 0; c < D; ++c)
-    in.x[c] = c < d ? __ldg(p + c) : 0.0f;
-  // The count and old label go out with the coordinates (one broadcast each), not after the
-  // search, where they had been a second global round trip per row.
-  in.count = a.counts ? __ldg(a.counts + i) : 1u;
-  in.old_label = first ? LabelT(0) : a.labels_in[i];
-  return in;
-}
-
 /// searchRow for the zero-padded dimensions (D = 8, 16), where projections on one axis prune
 /// little: the whole warp searches one row, lane l scoring centroids l, l + 32, …, then the
 /// lanes combine. A row costs k/32 scores per lane instead of k in one thread; on small data
@@ -360,7 +354,7 @@ __device__ __forceinline__ WarpSearchInput<D, LabelT> loadWarpSearchInput(
 /// same label; lane 0 stores the results. Warp-uniform: every lane calls it with the same row.
 template <int D, typename LabelT>
 __device__ __forceinline__ void warpSearchRow(const CompactArgs<LabelT>& a, const CompactBlock& b,
-                                              std::size_t i, const WarpSearchInput<D, LabelT>& in,
+                                              std::size_t i, const SearchInput<D, LabelT>& in,
                                               bool first, double& inertia,
                                               unsigned long long& changed, unsigned& evaluated) {
   constexpr int R = centroidRow(D);
@@ -469,19 +463,20 @@ __global__ void __launch_bounds__(kCompactThreads) compactAssignKernel(CompactAr
       __syncwarp();  // every lane's entries are in the warp's queue
       if constexpr (P == 1) {
         // Small data: each warp's rows are searched one after another, a chain of round trips;
-        // the next row's inputs load while this one is searched.
-        WarpSearchInput<D, LabelT> next;
-        if (wq_count > 0) next = loadWarpSearchInput<D>(a, block_first + wq[0], first);
+        // the next row's inputs load while this one is searched. (The two-row kernel, which
+        // serves large data at up to two blocks per multiprocessor, keeps its registers.)
+        SearchInput<D, LabelT> next;
+        if (wq_count > 0) next = loadSearchInput<D>(a, block_first + wq[0], first);
         for (int q = 0; q < wq_count; ++q) {
-          const WarpSearchInput<D, LabelT> in = next;
-          if (q + 1 < wq_count) next = loadWarpSearchInput<D>(a, block_first + wq[q + 1], first);
+          const SearchInput<D, LabelT> in = next;
+          if (q + 1 < wq_count) next = loadSearchInput<D>(a, block_first + wq[q + 1], first);
           warpSearchRow<D>(a, block, block_first + wq[q], in, first, inertia, changed, evaluated);
         }
       } else {
         for (int q = 0; q < wq_count; ++q) {
           const std::size_t i = block_first + wq[q];
-          warpSearchRow<D>(a, block, i, loadWarpSearchInput<D>(a, i, first), first, inertia,
-                           changed, evaluated);
+          warpSearchRow<D>(a, block, i, loadSearchInput<D>(a, i, first), first, inertia, changed,
+                           evaluated);
         }
       }
       if (lane == 0) searched += static_cast<unsigned long long>(wq_count);

@@ -636,9 +636,9 @@ __global__ void __launch_bounds__(kThreads) sortedIterationKernel(SortedArgs a) 
 /// Up to b.count iterations in one launch: iteration i runs on the buffers step() would give it
 /// (the halves alternate), writes its report to b.reports[i], and the loop ends after one that
 /// converges (unless b.stop_on_converged is off: benchmarks) or (b.stop_on_empty) leaves a
-/// cluster empty — the host re-seeds then. The global
-/// state one iteration leaves (centroids, runs, mixed labels, counters) is read by the next
-/// after a barrier: the block's own writes, with ordinary (coherent) loads.
+/// cluster empty — the host re-seeds then. The global state one iteration leaves (centroids,
+/// runs, mixed labels, counters) is read by the next after a barrier: the block's own writes,
+/// with ordinary (coherent) loads.
 __global__ void __launch_bounds__(kThreads) sortedIterationsKernel(SortedArgs a, SortedLoop b) {
   __shared__ IterationShared sh;
   int i = 0;
