@@ -232,6 +232,24 @@ TEST(CudaTiles, TilesAndRowsGiveTheSameRun) {
   EXPECT_EQ(la, lb);
 }
 
+// Chunks of very different costs (a posterised picture, where whole tiles settle, beside an
+// 8-bit one, whose tiles straddle many regions): from the second iteration on, the tile kernel
+// takes the chunks in the order of their last cost (TileSchedule), which must leave every
+// result as it was — each chunk taken exactly once, whatever the order — also through empty
+// clusters re-seeded (ASecondRunOnTheSameEngineIsTheFirstAgain has a capture and a second run).
+TEST(CudaTiles, ChunksTakenCostliestFirstFollowTheCpu) {
+  KMS_REQUIRE_CUDA();
+  auto p = picture(400, 300, 3, 91, 32);
+  const auto noisy = picture(400, 300, 3, 92);
+  p.insert(p.end(), noisy.begin(), noisy.end());
+  auto start = test::uniformPoints(96, 3, 17, 0.1f, 0.9f);
+  for (int j = 0; j < 96; j += 5)
+    start[std::size_t(j) * 3 + 1] += 40.0f;  // far away: emptied and re-seeded
+  KMeansConfig config = test::givenCentroids(start, 96);
+  config.empty_clusters = EmptyClusterPolicy::ReseedFarthest;
+  expectSameTrajectory(DataView{p.data(), p.size() / 3, 3}, config, {40, false});
+}
+
 // Same data, same start: the same inertia to the last bit on every run (the tiles' moments are
 // added in an order fixed by the grid, not by which warp came first).
 TEST(CudaTiles, RepeatRunsAreBitIdentical) {

@@ -420,6 +420,8 @@ CompactArgs<LabelT> CudaEngine::compactArgs(int cur, int in_half, int out_half) 
     a.tile_chunks = tiles_.chunks();
     a.tile_chunk_stride = tiles_.chunkStride();
     a.tile_iteration = tiles_.iteration();
+    a.tile_schedule = tiles_.schedule();
+    a.tile_sched_lists = tiles_.scheduleLists();
     a.inertia_exp = inertia_exp_;
   }
   return a;

@@ -124,7 +124,8 @@ std::size_t TileIndex::bytesFor(std::size_t n, int d, bool counted) {
   return n * (d * sizeof(float) + sizeof(std::uint32_t) + sizeof(unsigned short) +
               (counted ? sizeof(std::uint32_t) : 0)) +
          tiles * (sizeof(TileShape) + (d + 1) * sizeof(long long) + sizeof(unsigned short) +
-                  sizeof(float));
+                  sizeof(float)) +
+         (tiles + 31) / 32 * 2 * kTileCostClasses * sizeof(unsigned) + sizeof(TileSchedule);
 }
 
 std::size_t TileIndex::buildBytesFor(std::size_t n, int d, bool counted) {
@@ -135,7 +136,8 @@ std::size_t TileIndex::buildBytesFor(std::size_t n, int d, bool counted) {
 
 std::size_t TileIndex::bytes() const {
   return points_.bytes() + counts_.bytes() + rows_.bytes() + shapes_.bytes() + sums_.bytes() +
-         owners_.bytes() + labels_.bytes() + bounds_.bytes() + iteration_.bytes();
+         owners_.bytes() + labels_.bytes() + bounds_.bytes() + iteration_.bytes() +
+         schedule_.bytes() + schedule_lists_.bytes();
 }
 
 void TileIndex::release() noexcept {
@@ -149,6 +151,8 @@ void TileIndex::release() noexcept {
   labels_.release();
   bounds_.release();
   iteration_.release();
+  schedule_.release();
+  schedule_lists_.release();
 }
 
 void TileIndex::build(const float* points, const std::uint32_t* counts, std::size_t n, int d,
@@ -200,6 +204,12 @@ void TileIndex::build(const float* points, const std::uint32_t* counts, std::siz
   bounds_.resize(tiles);  // written with each tile's owner
   iteration_.resize(1);
   KMS_CUDA_CHECK(cudaMemsetAsync(iteration_.get(), 0, iteration_.bytes(), stream));
+  // The first launch (epoch 1) finds empty lists and takes the chunks in the scattered order.
+  schedule_.resize(1);
+  schedule_lists_.resize(2 * kTileCostClasses * ((tiles + 31) / 32));
+  const TileSchedule first{1u, {}};
+  KMS_CUDA_CHECK(
+      cudaMemcpyAsync(schedule_.get(), &first, sizeof(first), cudaMemcpyHostToDevice, stream));
   KMS_CUDA_CHECK(cudaStreamSynchronize(stream));
   tiles_ = tiles;
   // A stride near the golden section of the chunk count and coprime to it: a bijection that

@@ -58,6 +58,10 @@ class TileIndex {
   /// Each sorted row's label (a run's state, kept by the tile kernel beside the labels in the
   /// original order, so that a tile's rows read their labels in one coalesced load).
   unsigned short* labels() const { return labels_.get(); }
+  /// The order the tile kernel takes its chunks in (TileSchedule) and its lists: two parities
+  /// of kTileCostClasses lists of chunks() entries.
+  TileSchedule* schedule() const { return schedule_.get(); }
+  unsigned* scheduleLists() const { return schedule_lists_.get(); }
   /// Tiles are taken 32 at a time ("chunks"); chunk c of the grid's order is chunk
   /// (c · chunkStride()) mod chunks() of the Morton order, which scatters each block's chunks over
   /// the data (neighbouring tiles along the curve are alike in cost).
@@ -76,6 +80,8 @@ class TileIndex {
   DeviceBuffer<unsigned short> labels_;
   DeviceBuffer<float> bounds_;
   DeviceBuffer<TileIteration> iteration_;
+  DeviceBuffer<TileSchedule> schedule_;
+  DeviceBuffer<unsigned> schedule_lists_;
 };
 
 }  // namespace kms::cuda

@@ -88,6 +88,8 @@ struct CompactArgs {
   std::size_t tile_chunks = 0;            ///< TileIndex::chunks() and chunkStride()
   std::size_t tile_chunk_stride = 1;
   TileIteration* tile_iteration = nullptr;  ///< zeroed before every tile assignment
+  TileSchedule* tile_schedule = nullptr;    ///< the order of the chunks (TileIndex::schedule)
+  unsigned* tile_sched_lists = nullptr;     ///< its lists: 2 × kTileCostClasses × tile_chunks
   /// The grid of the tiles' inertia: 2^inertia_exp, chosen so that the largest possible inertia
   /// (every weight times the data's squared diameter) is below 2^120 units.
   int inertia_exp = 0;

@@ -18,12 +18,13 @@
 namespace kms::cuda {
 
 /// Thread 0: the tile kernel's inertia (tile_kernel.cuh) of the iteration, and the state zeroed
-/// for the next one.
+/// (and the schedule advanced) for the next one.
 template <typename LabelT>
 __device__ __forceinline__ double takeTileInertia(const CompactArgs<LabelT>& a) {
   TileIteration* s = a.tile_iteration;
   const double inertia = tileInertiaTotal(*s, a.inertia_exp);
   *s = TileIteration{};
+  advanceTileSchedule(a.tile_schedule);
   return inertia;
 }
 

@@ -304,6 +304,41 @@ struct Wide128 {
 
 }  // namespace tile
 
+/// A chunk index that is none (the launch's chunks are all taken).
+inline constexpr unsigned kNoChunk = ~0u;
+
+/// The chunk a launch takes `next`-th (TileSchedule): with the last launch's order complete (its
+/// classes hold every chunk once), class after class from the costliest, else the scattered
+/// order; kNoChunk past the last.
+template <typename LabelT>
+__device__ __forceinline__ unsigned scheduledChunk(const CompactArgs<LabelT>& a,
+                                                   const unsigned* class_size, unsigned epoch,
+                                                   unsigned next) {
+  if (next >= a.tile_chunks) return kNoChunk;
+  unsigned listed = 0;
+#pragma unroll
+  for (int c = 0; c < kTileCostClasses; ++c)
+    listed += class_size[c];
+  if (listed != a.tile_chunks)
+    return static_cast<unsigned>(next * a.tile_chunk_stride % a.tile_chunks);
+  const unsigned* lists = a.tile_sched_lists + ((epoch + 1) & 1) * kTileCostClasses * a.tile_chunks;
+  for (int c = kTileCostClasses - 1;; --c) {
+    if (next < class_size[c] || c == 0) return lists[c * a.tile_chunks + next];
+    next -= class_size[c];
+  }
+}
+
+/// Lane 0, after a chunk: lists it for the next launch in the class of its cost (`cycles`, the
+/// SM clock from taking the chunk to its inertia): class ⌊log₂ cycles⌋ − 9, within the classes.
+template <typename LabelT>
+__device__ __forceinline__ void listChunk(const CompactArgs<LabelT>& a, unsigned epoch,
+                                          unsigned chunk, unsigned cycles) {
+  const int log2 = 31 - __clz(cycles | 1u);
+  const int c = min(kTileCostClasses - 1, max(0, log2 - 9));
+  unsigned* list = a.tile_sched_lists + ((epoch & 1) * kTileCostClasses + c) * a.tile_chunks;
+  list[atomicAdd(&a.tile_schedule->count[epoch & 1][c], 1u)] = chunk;
+}
+
 /// Tiles whose rows a warp loads together (their loads overlap). Two, with the registers capped
 /// for four blocks per multiprocessor (a few spilled), against four tiles and three blocks:
 /// measured in one H200 call, synthetic photo 0.124 → 0.116 ms at k = 256, real photo 0.109 →
@@ -320,6 +355,12 @@ __global__ void __launch_bounds__(kCompactThreads, 4) tileAssignKernel(CompactAr
   const bool first = a.labels_in == nullptr;
   // Labels go to another half than they came from (a snapshot capture): every row is written.
   const bool rewrite = a.labels_out != a.labels_in;
+  // This launch's order (TileSchedule): the chunks of the last launch by its cost classes, the
+  // costliest first; its class sizes in shared memory, loaded before the block's set-up syncs.
+  const unsigned epoch = a.tile_schedule->epoch;
+  __shared__ unsigned class_size[kTileCostClasses];
+  if (threadIdx.x < kTileCostClasses)
+    class_size[threadIdx.x] = a.tile_schedule->count[(epoch + 1) & 1][threadIdx.x];
   const CompactBlock block = setUpCompactBlock<D>(a, D, shared_raw, scale);  // syncs
   const float* rows = block.rows;
   const float* half_gap = block.half_gap;
@@ -333,14 +374,20 @@ __global__ void __launch_bounds__(kCompactThreads, 4) tileAssignKernel(CompactAr
   const int lane = static_cast<int>(threadIdx.x) & 31;
   // Warp-uniform loop over chunks of 32 tiles, one tile per lane, each warp taking the next chunk
   // as it becomes free (chunk costs vary a hundredfold: a fixed share per warp left most of the
-  // block waiting at its end for one warp); chunks are scattered over the Morton order
+  // block waiting at its end for one warp), the costliest first (TileSchedule) — or, on a
+  // launch without a full order (the first), scattered over the Morton order
   // (TileIndex::chunkStride). Then the tiles that need their rows, a row per lane.
   for (;;) {
-    unsigned next = 0;
-    if (lane == 0) next = atomicAdd(&a.tile_iteration->next_chunk, 1u);
-    const std::size_t c = __shfl_sync(kFullWarp, next, 0);
-    if (c >= a.tile_chunks) break;
-    const std::size_t base = (c * a.tile_chunk_stride % a.tile_chunks) * 32;
+    unsigned chunk = kNoChunk;
+    unsigned started = 0;  // lane 0: the SM clock when it took the chunk
+    if (lane == 0) {
+      const unsigned next = atomicAdd(&a.tile_iteration->next_chunk, 1u);
+      chunk = scheduledChunk(a, class_size, epoch, next);
+      started = static_cast<unsigned>(clock());
+    }
+    chunk = __shfl_sync(kFullWarp, chunk, 0);
+    if (chunk == kNoChunk) break;
+    const std::size_t base = static_cast<std::size_t>(chunk) * 32;
     double inertia = 0.0;  // this lane's part of the chunk's inertia, in a fixed order
     const std::size_t t = base + lane;
     int work = tile::kNone;
@@ -452,6 +499,7 @@ __global__ void __launch_bounds__(kCompactThreads, 4) tileAssignKernel(CompactAr
         warp_inertia.add(inertia, a.inertia_exp);
       else
         infinite = true;
+      listChunk(a, epoch, chunk, static_cast<unsigned>(clock()) - started);
     }
   }
   if (lane == 0) {

@@ -36,6 +36,36 @@ struct TileIteration {
   unsigned int next_chunk;
 };
 
+/// Cost classes of the tile kernel's chunks (TileSchedule): class c holds the chunks that took
+/// 2^(c + 9) to 2^(c + 10) SM cycles (the first and last classes open-ended: below 1,024 and from
+/// 2^24 = 16.8 million on).
+inline constexpr int kTileCostClasses = 16;
+
+/// The order in which the tile kernel takes its chunks (TileIndex::schedule; a state that
+/// outlives runs, zeroed only when the tiles are built). Chunks cost from a few tests to a
+/// hundred times that when their tiles' rows must be looked at one by one, and a warp takes
+/// only a couple of them in an iteration: taken in a fixed order, the iteration ended waiting
+/// for costly chunks taken last. Each launch lists its chunks by the class of their cost, and the
+/// next launch takes them class by class, the costliest first (costs change little from one
+/// iteration to the next): the longest-first rule of scheduling. The order decides nothing else
+/// — sums and the inertia are exact integers, added in any order — so a timing-based order
+/// leaves every result as it was.
+struct TileSchedule {
+  /// The tile kernel's launch (from 1): launch e lists its chunks in the lists of parity e & 1
+  /// and takes them from those of the other parity (filled by launch e − 1); the update advances
+  /// it and empties the lists the next launch fills.
+  unsigned int epoch;
+  unsigned int count[2][kTileCostClasses];  ///< chunks in each list
+};
+
+/// Thread 0 of the update, after the tile kernel: the next launch's epoch and its empty lists.
+__device__ __forceinline__ void advanceTileSchedule(TileSchedule* s) {
+  const unsigned int e = s->epoch + 1;
+  s->epoch = e;
+  for (int c = 0; c < kTileCostClasses; ++c)
+    s->count[e & 1][c] = 0;
+}
+
 /// The inertia a TileIteration holds, in double.
 __device__ __forceinline__ double tileInertiaTotal(const TileIteration& s, int inertia_exp) {
   if (s.infinite) return INFINITY;
