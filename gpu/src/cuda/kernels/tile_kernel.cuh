@@ -125,14 +125,18 @@ __device__ __forceinline__ void moveTileSums(const CompactBlock& b, const long l
 /// The ball around m of radius r lies on a's side of the bisector of a and b, with a margin no
 /// rounding can close: for every row x of the ball ‖x − b‖² − ‖x − a‖² exceeds the rounding of
 /// both (the CPU's and these float values'). That difference is linear in x: at m it is
-/// d2b − d2a, and across the ball it falls by at most 2r‖a − b‖.
+/// d2b − d2a, and across the ball it falls by at most 2r‖a − b‖. `da` = √d2a; a's coordinates
+/// and b's row give ‖a − b‖, computed only when its upper bound ‖m − a‖ + ‖m − b‖ does not
+/// already put the ball beyond (as it does for most centroids the walk meets).
 template <int D>
-__device__ __forceinline__ bool beyondBisector(float d2a, float d2b, float radius, float separation,
-                                               float margin) {
-  const float da = sqrtf(d2a), db = sqrtf(d2b);
+__device__ __forceinline__ bool beyondBisector(float d2a, float da, const float (&ca)[D], float d2b,
+                                               const float* rb, float radius, float margin) {
+  const float db = sqrtf(d2b);
   const float err = 1e-4f * ((da + radius) * (da + radius) + (db + radius) * (db + radius)) +
                     margin * (da + db + 2.0f * radius + margin);
-  return d2b - d2a - 2.0f * radius * separation > err;
+  const float gain = d2b - d2a;
+  if (gain - 2.0f * radius * (da + db) > err) return true;
+  return gain - 2.0f * radius * sqrtf(distance2<D>(ca, rb)) > err;
 }
 
 /// The walk: every centroid that may be nearest to a row of the ball (m, r) — at most
@@ -153,6 +157,7 @@ __device__ __forceinline__ void collectCandidates(const CompactBlock& b, int k, 
     pm = fmaf(b.axis[c], m[c], pm);
   ProjectionWalk walk(b.projection, b.order, k, pm);
   float best2 = INFINITY, second2 = INFINITY;
+  float best_d = INFINITY;  // √best2
   int best = -1;
   float cb[D];  // the nearest centroid so far
 #pragma unroll
@@ -161,6 +166,14 @@ __device__ __forceinline__ void collectCandidates(const CompactBlock& b, int k, 
   list.count = 0;
   overflow = false;
   lower = 0.0f;
+  // Every row is within √best2 + r of the nearest; a centroid whose projection is farther than
+  // that plus r from m's is farther from every row (and, past the runner-up's distance, farther
+  // than the runner-up): the walk stops at a gap past `stop`, formed again only when the nearest
+  // or the runner-up changes. ∞ (never stops) while best2 is ∞.
+  float stop = INFINITY;
+  const auto restop = [&] {
+    stop = fmaxf((best_d + 2.0f * radius) * 1.0001f, sqrtf(second2)) + margin;
+  };
   // Keeps the candidates that are not beyond the nearest's bisector (exclusion by any centroid
   // is final, so this may run with a nearest found later or earlier).
   auto refilter = [&] {
@@ -168,18 +181,15 @@ __device__ __forceinline__ void collectCandidates(const CompactBlock& b, int k, 
     for (int s = 0; s < list.count; ++s) {
       const int j = list.at(s);
       const float* rj = b.rows + j * R;
-      if (j == best || !beyondBisector<D>(best2, distance2<D>(m, rj), radius,
-                                          sqrtf(distance2<D>(cb, rj)), margin))
+      if (j == best ||
+          !beyondBisector<D>(best2, best_d, cb, distance2<D>(m, rj), rj, radius, margin))
         list.set(kept++, j);
     }
     list.count = kept;
   };
   float g = walk.gap();  // where the walk stops: ∞ when it reached every centroid
   for (; g < INFINITY; g = walk.gap()) {
-    // Every row is within √best2 + r of the nearest; a centroid whose projection is farther
-    // than that plus r from m's is farther from every row (and, past the runner-up's distance,
-    // farther than the runner-up). Never stops while best2 is ∞.
-    if (g > fmaxf((sqrtf(best2) + 2.0f * radius) * 1.0001f, sqrtf(second2)) + margin) break;
+    if (g > stop) break;
     const int j = walk.take();
     const float* rj = b.rows + j * R;
     const float d2 = distance2<D>(m, rj);
@@ -187,13 +197,18 @@ __device__ __forceinline__ void collectCandidates(const CompactBlock& b, int k, 
     if (d2 < best2) {
       second2 = best2;
       best2 = d2;
+      best_d = sqrtf(d2);
       best = j;
 #pragma unroll
       for (int c = 0; c < D; ++c)
         cb[c] = rj[c];
+      restop();
     } else {
-      second2 = fminf(second2, d2);
-      if (beyondBisector<D>(best2, d2, radius, sqrtf(distance2<D>(cb, rj)), margin)) continue;
+      if (d2 < second2) {
+        second2 = d2;
+        restop();
+      }
+      if (beyondBisector<D>(best2, best_d, cb, d2, rj, radius, margin)) continue;
     }
     if (list.count == kTileCandidates) {  // full: drop those the nearest now excludes
       refilter();
