@@ -198,81 +198,79 @@ struct Boundary {
   float last;   ///< the value at at − 1 (the last row of run g − 1), if at > 0
 };
 
+/// x[i] for a warp-uniform i < kPerLane, by selects (an indexed register array would go to local
+/// memory).
+__device__ __forceinline__ float pick(const float (&x)[kPerLane], int i) {
+  float v = x[0];
+#pragma unroll
+  for (int j = 1; j < kPerLane; ++j)
+    v = i == j ? x[j] : v;
+  return v;
+}
+
 /// Boundary g (a whole warp) given the window [low, high] outside which no row's side is in
 /// doubt: rows below low are before it, rows above high after it, rows between take the exact
 /// test. Usually all of it in one load of the kPerLane·32 rows from the sample before low, kept
-/// in registers; where the window runs past them (more than that many rows in it, or samples
-/// further apart), searched and loaded again.
+/// in registers — lane l holds kPerLane consecutive rows from l·kPerLane on, so that the rows
+/// below low (and up to high) are counted in each lane and summed across the warp, the sorted
+/// order giving the positions; where the window runs past them (more than that many rows in it,
+/// or samples further apart), searched and loaded again.
 __device__ Boundary findBoundary(const SortedArgs& a, const float* samples, const Candidates& cand,
                                  int g, float low, float high, int lane) {
   const std::size_t n = a.n;
   const int s = firstSamplePast(a, samples, low, true, lane);
   const std::size_t from = s == 0 ? 0 : (static_cast<std::size_t>(s) - 1) * a.sample_step + 1;
   const std::size_t end = min(from + 32 * kPerLane, n);
+  const std::size_t mine = from + static_cast<std::size_t>(lane) * kPerLane;  // this lane's first
   float x[kPerLane];
 #pragma unroll
-  for (int i = 0; i < kPerLane; ++i) {
-    const std::size_t p = from + 32 * i + lane;
-    x[i] = p < end ? a.values[p] : INFINITY;
-  }
-  // The first rows ≥ low, > high, and winning for group g, in the chunk: bit i·32 + lane.
-  std::size_t lo = end, hi = end, found = end;
-  bool have_lo = false, have_hi = false, have_found = false;
+  for (int i = 0; i < kPerLane; ++i)
+    x[i] = mine + i < end ? a.values[mine + i] : INFINITY;
+  // The first rows ≥ low and > high in the chunk (or its end): the rows before them, counted.
+  int below_low = 0, up_to_high = 0;
 #pragma unroll
   for (int i = 0; i < kPerLane; ++i) {
-    const std::size_t p = from + 32 * i + lane;
-    const unsigned at_lo = __ballot_sync(kFullWarp, p < end && x[i] >= low);
-    const unsigned at_hi = __ballot_sync(kFullWarp, p < end && x[i] > high);
-    if (!have_lo && at_lo) {
-      lo = from + 32 * i + (__ffs(at_lo) - 1);
-      have_lo = true;
-    }
-    if (!have_hi && at_hi) {
-      hi = from + 32 * i + (__ffs(at_hi) - 1);
-      have_hi = true;
-    }
+    below_low += x[i] < low ? 1 : 0;
+    up_to_high += x[i] <= high ? 1 : 0;
   }
-  const bool complete = have_hi || end == n;  // else the window runs past the chunk
-  if (complete && lo < hi) {
-#pragma unroll
-    for (int i = 0; i < kPerLane; ++i) {
-      const std::size_t p = from + 32 * i + lane;
-      const bool past = p >= lo && p < hi && cand.group[winnerBetween(cand, x[i], g)] >= g;
-      const unsigned ballot = __ballot_sync(kFullWarp, past);
-      if (!have_found && ballot) {
-        found = from + 32 * i + (__ffs(ballot) - 1);
-        have_found = true;
-      }
-    }
-  }
+  const std::size_t lo = from + warpSum(below_low);
+  const std::size_t hi = from + warpSum(up_to_high);
+  const bool complete = hi < end || end == n;  // else the window runs past the chunk
   Boundary b;
   if (complete) {
-    b.at = have_found ? found : hi;
-    // The values either side from the registers that hold them (else loaded: rare).
-    const std::size_t first_at = b.at, last_at = b.at > 0 ? b.at - 1 : 0;
-    float first = 0.0f, last = 0.0f;
+    b.at = hi;
+    if (lo < hi) {  // the rows in the window: the first one won by group g, by the exact test
+      int first = kPerLane;
 #pragma unroll
-    for (int i = 0; i < kPerLane; ++i) {
-      const std::size_t p = from + 32 * i + lane;
-      if (p == first_at) first = x[i];
-      if (p == last_at) last = x[i];
+      for (int i = kPerLane - 1; i >= 0; --i)
+        if (mine + i >= lo && mine + i < hi && cand.group[winnerBetween(cand, x[i], g)] >= g)
+          first = i;
+      const unsigned found = __ballot_sync(kFullWarp, first < kPerLane);
+      if (found) {
+        const int owner = __ffs(found) - 1;
+        b.at = from + static_cast<std::size_t>(owner) * kPerLane +
+               __shfl_sync(kFullWarp, first, owner);
+      }
     }
-    const unsigned has_first = __ballot_sync(
-        kFullWarp, first_at >= from && first_at < end && (first_at - from) % 32 == lane);
-    const unsigned has_last =
-        __ballot_sync(kFullWarp, last_at >= from && last_at < end && (last_at - from) % 32 == lane);
-    b.first = has_first ? __shfl_sync(kFullWarp, first, __ffs(has_first) - 1)
-                        : a.values[first_at < n ? first_at : n - 1];
-    b.last = has_last ? __shfl_sync(kFullWarp, last, __ffs(has_last) - 1) : a.values[last_at];
+    // The values either side from the registers that hold them (else loaded: rare).
+    const std::size_t last_at = b.at > 0 ? b.at - 1 : 0;
+    const bool first_here = b.at >= from && b.at < end;
+    const bool last_here = last_at >= from && last_at < end;
+    const int first_off = first_here ? static_cast<int>(b.at - from) : 0;
+    const int last_off = last_here ? static_cast<int>(last_at - from) : 0;
+    const float first = __shfl_sync(kFullWarp, pick(x, first_off % kPerLane), first_off / kPerLane);
+    const float last = __shfl_sync(kFullWarp, pick(x, last_off % kPerLane), last_off / kPerLane);
+    b.first = first_here ? first : a.values[b.at < n ? b.at : n - 1];
+    b.last = last_here ? last : a.values[last_at];
     return b;
   }
   // The window runs past the chunk: search both ends, then test the rows between them.
-  lo = firstPast(a, samples, low, true, lane);
-  hi = firstPast(a, samples, high, false, lane);
-  b.at = hi;
-  for (std::size_t p0 = lo; p0 < hi; p0 += 32) {
+  const std::size_t window_lo = firstPast(a, samples, low, true, lane);
+  const std::size_t window_hi = firstPast(a, samples, high, false, lane);
+  b.at = window_hi;
+  for (std::size_t p0 = window_lo; p0 < window_hi; p0 += 32) {
     const std::size_t p = p0 + lane;
-    const bool past = p < hi && cand.group[winnerBetween(cand, a.values[p], g)] >= g;
+    const bool past = p < window_hi && cand.group[winnerBetween(cand, a.values[p], g)] >= g;
     const unsigned ballot = __ballot_sync(kFullWarp, past);
     if (ballot) {
       b.at = p0 + (__ffs(ballot) - 1);
