@@ -387,16 +387,22 @@ __global__ void __launch_bounds__(kCompactThreads, 4) tileAssignKernel(CompactAr
   // block waiting at its end for one warp), the costliest first (TileSchedule) — or, on a
   // launch without a full order (the first), scattered over the Morton order
   // (TileIndex::chunkStride). Then the tiles that need their rows, a row per lane.
+  // A warp's first ticket is its place in the grid (every warp starts at once: a counter would
+  // only serialise them), the later ones come from the counter, after those.
+  const unsigned warps = gridDim.x * (kCompactThreads / 32);
+  bool first_chunk = true;
   for (;;) {
     unsigned chunk = kNoChunk;
     unsigned started = 0;  // lane 0: the SM clock when it took the chunk
     if (lane == 0) {
-      const unsigned next = atomicAdd(&a.tile_iteration->next_chunk, 1u);
+      const unsigned next = first_chunk ? blockIdx.x * (kCompactThreads / 32) + (threadIdx.x >> 5)
+                                        : warps + atomicAdd(&a.tile_iteration->next_chunk, 1u);
       chunk = scheduledChunk(a, class_size, epoch, next);
       started = static_cast<unsigned>(clock());
     }
     chunk = __shfl_sync(kFullWarp, chunk, 0);
     if (chunk == kNoChunk) break;
+    first_chunk = false;
     const std::size_t base = static_cast<std::size_t>(chunk) * 32;
     double inertia = 0.0;  // this lane's part of the chunk's inertia, in a fixed order
     const std::size_t t = base + lane;
