@@ -250,6 +250,18 @@ TEST(CudaTiles, ChunksTakenCostliestFirstFollowTheCpu) {
   expectSameTrajectory(DataView{p.data(), p.size() / 3, 3}, config, {40, false});
 }
 
+// Enough tiles that warps take several chunks each (the grid holds at most four blocks of eight
+// warps per multiprocessor: 4,224 warps on 132 of them, against the 146,250 chunks here), so
+// that after the first iteration the chunks come from the counter in cost order, not only from
+// each warp's first ticket: the CPU's labels and centroids every iteration.
+TEST(CudaTiles, SeveralChunksAWarpInCostOrderFollowTheCpu) {
+  KMS_REQUIRE_CUDA();
+  const auto p = picture(2600, 1800, 3, 93, 8);  // 4.68 M rows
+  const auto start = test::uniformPoints(40, 3, 19, 0.1f, 0.9f);
+  expectSameTrajectory(DataView{p.data(), p.size() / 3, 3}, test::givenCentroids(start, 40),
+                       {8, false});
+}
+
 // Same data, same start: the same inertia to the last bit on every run (the tiles' moments are
 // added in an order fixed by the grid, not by which warp came first).
 TEST(CudaTiles, RepeatRunsAreBitIdentical) {

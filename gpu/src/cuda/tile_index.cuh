@@ -62,7 +62,8 @@ class TileIndex {
   /// of kTileCostClasses lists of chunks() entries.
   TileSchedule* schedule() const { return schedule_.get(); }
   unsigned* scheduleLists() const { return schedule_lists_.get(); }
-  /// Tiles are taken 32 at a time ("chunks"); chunk c of the grid's order is chunk
+  /// Tiles are taken 32 at a time ("chunks"); without a complete TileSchedule (the first launch
+  /// after a build), chunk c of the grid's order is chunk
   /// (c · chunkStride()) mod chunks() of the Morton order, which scatters each block's chunks over
   /// the data (neighbouring tiles along the curve are alike in cost).
   std::size_t chunks() const { return (tiles_ + 31) / 32; }

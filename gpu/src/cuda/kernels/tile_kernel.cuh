@@ -31,9 +31,10 @@
 //
 // Labels stay in the original row order (tile rows name their original index), so snapshots,
 // re-seeding and assign() read them as they always did; a copy in the sorted order lets a tile's
-// rows read theirs in one load. Warps take chunks of 32 tiles from a counter as they become free;
-// each chunk's inertia, formed in a fixed order, is added to a 128-bit integer on a fixed grid,
-// so the total does not depend on which warp took which chunk (TileIteration).
+// rows read theirs in one load. Warps take chunks of 32 tiles as they become free, the costliest
+// of the last launch first (TileSchedule, tile_shape.cuh); each chunk's inertia, formed in a fixed
+// order, is added to a 128-bit integer on a fixed grid, so the total does not depend on which warp
+// took which chunk (TileIteration).
 #pragma once
 
 #include <cstdint>
@@ -346,7 +347,10 @@ __device__ __forceinline__ void listChunk(const CompactArgs<LabelT>& a, unsigned
   const int log2 = 31 - __clz(cycles | 1u);
   const int c = min(kTileCostClasses - 1, max(0, log2 - 9));
   unsigned* list = a.tile_sched_lists + ((epoch & 1) * kTileCostClasses + c) * a.tile_chunks;
-  list[atomicAdd(&a.tile_schedule->count[epoch & 1][c], 1u)] = chunk;
+  // Never past the list: should a launch ever miss its advance, the lists overfill, the next
+  // launch finds them incomplete and takes the scattered order.
+  const unsigned slot = atomicAdd(&a.tile_schedule->count[epoch & 1][c], 1u);
+  if (slot < a.tile_chunks) list[slot] = chunk;
 }
 
 /// Tiles whose rows a warp loads together (their loads overlap). Two, with the registers capped

@@ -26,9 +26,10 @@ struct __align__(16) TileShape {
 static_assert(sizeof(TileShape) == 48, "three 16-byte loads per tile");
 
 /// What the tile kernel's warps share during an iteration (zeroed before it, read and zeroed
-/// again by the update): the next chunk of tiles to take, and the inertia as a 128-bit integer
-/// on a fixed grid of 2^inertia_exp, so that its sum does not depend on which warp took which
-/// chunk. (Each chunk's own part is formed in a fixed order, in double, then put on the grid.)
+/// again by the update): the tickets taken after each warp's first chunk, and the inertia as a
+/// 128-bit integer on a fixed grid of 2^inertia_exp, so that its sum does not depend on which warp
+/// took which chunk. (Each chunk's own part is formed in a fixed order, in double, then put on the
+/// grid.)
 struct TileIteration {
   unsigned long long inertia_lo;
   unsigned long long inertia_hi;
@@ -42,7 +43,7 @@ struct TileIteration {
 inline constexpr int kTileCostClasses = 16;
 
 /// The order in which the tile kernel takes its chunks (TileIndex::schedule; a state that
-/// outlives runs, zeroed only when the tiles are built). Chunks cost from a few tests to a
+/// outlives runs, set to epoch 1 only when the tiles are built). Chunks cost from a few tests to a
 /// hundred times that when their tiles' rows must be looked at one by one, and a warp takes
 /// only a couple of them in an iteration: taken in a fixed order, the iteration ended waiting
 /// for costly chunks taken last. Each launch lists its chunks by the class of their cost, and the
