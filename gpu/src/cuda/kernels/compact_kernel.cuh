@@ -101,6 +101,31 @@ __host__ __device__ constexpr int compactSearchQueue(int P) {
 /// (1 + kBoundSlack)², rounded up.
 inline constexpr float kSquaredSlack = 1.0000201f;
 
+/// What a search reads of row i (searchRow: its thread; warpSearchRow: every lane the same):
+/// its coordinates (zero past d), count and old label, one global round trip — the count and
+/// old label go out with the coordinates, not after the search, where they had been a second
+/// round trip per row.
+template <int D, typename LabelT>
+struct SearchInput {
+  float x[D];
+  std::uint32_t count;
+  LabelT old_label;
+};
+
+template <int D, typename LabelT>
+__device__ __forceinline__ SearchInput<D, LabelT> loadSearchInput(const CompactArgs<LabelT>& a,
+                                                                  std::size_t i, bool first) {
+  SearchInput<D, LabelT> in;
+  const int d = compactExactDim(D) ? D : a.d;
+  const float* p = a.points + i * d;
+#pragma unroll
+  for (int c = 0; c < D; ++c)
+    in.x[c] = (compactExactDim(D) || c < d) ? __ldg(p + c) : 0.0f;
+  in.count = a.counts ? __ldg(a.counts + i) : 1u;
+  in.old_label = first ? LabelT(0) : a.labels_in[i];
+  return in;
+}
+
 /// One row's inputs as the thread holds them.
 template <int D, typename LabelT>
 struct CompactRow {
@@ -116,13 +141,12 @@ __device__ __forceinline__ void loadCompactRow(const CompactArgs<LabelT>& a, std
                                                bool first, CompactRow<D, LabelT>& r) {
   r.valid = i < a.n;
   const std::size_t at = r.valid ? i : 0;
-  const int d = compactExactDim(D) ? D : a.d;
-  const float* p = a.points + at * d;
+  const SearchInput<D, LabelT> in = loadSearchInput<D>(a, at, first);
 #pragma unroll
   for (int c = 0; c < D; ++c)
-    r.x[c] = (compactExactDim(D) || c < d) ? __ldg(p + c) : 0.0f;
-  r.count = a.counts ? __ldg(a.counts + at) : 1u;
-  r.old_label = first ? LabelT(0) : a.labels_in[at];
+    r.x[c] = in.x[c];
+  r.count = in.count;
+  r.old_label = in.old_label;
   r.bound = first ? 0.0f : a.bounds[at];
 }
 
@@ -266,31 +290,6 @@ __device__ __forceinline__ int walkNearest(const CompactBlock& b, const float (&
     lower = sqrtf(fmaxf(0.0f, second + x_norm - err)) * (1.0f - kBoundSlack);
   }
   return label;
-}
-
-/// What a search reads of row i (searchRow: its thread; warpSearchRow: every lane the same):
-/// its coordinates (zero past d), count and old label, one global round trip — the count and
-/// old label go out with the coordinates, not after the search, where they had been a second
-/// round trip per row.
-template <int D, typename LabelT>
-struct SearchInput {
-  float x[D];
-  std::uint32_t count;
-  LabelT old_label;
-};
-
-template <int D, typename LabelT>
-__device__ __forceinline__ SearchInput<D, LabelT> loadSearchInput(const CompactArgs<LabelT>& a,
-                                                                  std::size_t i, bool first) {
-  SearchInput<D, LabelT> in;
-  const int d = compactExactDim(D) ? D : a.d;
-  const float* p = a.points + i * d;
-#pragma unroll
-  for (int c = 0; c < D; ++c)
-    in.x[c] = (compactExactDim(D) || c < d) ? __ldg(p + c) : 0.0f;
-  in.count = a.counts ? __ldg(a.counts + i) : 1u;
-  in.old_label = first ? LabelT(0) : a.labels_in[i];
-  return in;
 }
 
 /// The full exact search of one row (walkNearest); stores the row's new lower bound, label and

@@ -215,8 +215,8 @@ __device__ __forceinline__ void collectCandidates(const CompactBlock& b, int k, 
     }
     list.set(list.count++, j);
   }
-  if (best < 0 || !((sqrtf(best2) + 2.0f * radius) * 1.0001f + margin < 1e18f)) {
-    overflow = true;  // squared distances could overflow: every row searches in full
+  if (!(stop < 1e18f)) {  // (∞ while no centroid was reached)
+    overflow = true;      // squared distances could overflow: every row searches in full
     return;
   }
   refilter();  // the nearest may have come late
@@ -318,6 +318,13 @@ struct Wide128 {
 /// A chunk index that is none (the launch's chunks are all taken).
 inline constexpr unsigned kNoChunk = ~0u;
 
+/// List c of the schedule's lists of `parity` (TileSchedule): tile_chunks entries.
+template <typename LabelT>
+__device__ __forceinline__ unsigned* scheduleList(const CompactArgs<LabelT>& a, unsigned parity,
+                                                  int c) {
+  return a.tile_sched_lists + (parity * kTileCostClasses + c) * a.tile_chunks;
+}
+
 /// The chunk a launch takes `next`-th (TileSchedule): with the last launch's order complete (its
 /// classes hold every chunk once), class after class from the costliest, else the scattered
 /// order; kNoChunk past the last.
@@ -332,9 +339,8 @@ __device__ __forceinline__ unsigned scheduledChunk(const CompactArgs<LabelT>& a,
     listed += class_size[c];
   if (listed != a.tile_chunks)
     return static_cast<unsigned>(next * a.tile_chunk_stride % a.tile_chunks);
-  const unsigned* lists = a.tile_sched_lists + ((epoch + 1) & 1) * kTileCostClasses * a.tile_chunks;
   for (int c = kTileCostClasses - 1;; --c) {
-    if (next < class_size[c] || c == 0) return lists[c * a.tile_chunks + next];
+    if (next < class_size[c] || c == 0) return scheduleList(a, (epoch + 1) & 1, c)[next];
     next -= class_size[c];
   }
 }
@@ -346,11 +352,10 @@ __device__ __forceinline__ void listChunk(const CompactArgs<LabelT>& a, unsigned
                                           unsigned chunk, unsigned cycles) {
   const int log2 = 31 - __clz(cycles | 1u);
   const int c = min(kTileCostClasses - 1, max(0, log2 - 9));
-  unsigned* list = a.tile_sched_lists + ((epoch & 1) * kTileCostClasses + c) * a.tile_chunks;
   // Never past the list: should a launch ever miss its advance, the lists overfill, the next
   // launch finds them incomplete and takes the scattered order.
   const unsigned slot = atomicAdd(&a.tile_schedule->count[epoch & 1][c], 1u);
-  if (slot < a.tile_chunks) list[slot] = chunk;
+  if (slot < a.tile_chunks) scheduleList(a, epoch & 1, c)[slot] = chunk;
 }
 
 /// Tiles whose rows a warp loads together (their loads overlap). Two, with the registers capped
