@@ -120,7 +120,8 @@ INSTANTIATE_TEST_SUITE_P(
                       TileCase{1, 5, true, false, 1}, TileCase{4, 100, true, false, 1},
                       TileCase{3, 1, false, false, 16}, TileCase{3, 2, false, false, 1},
                       TileCase{3, 16, false, true, 1}, TileCase{3, 256, true, true, 16},
-                      TileCase{4, 64, false, true, 1}),
+                      TileCase{4, 64, false, true, 1}, TileCase{1, 128, false, false, 1},
+                      TileCase{2, 200, true, false, 1}),
     tileName);
 
 // Tiles of identical rows exactly on the bisector of two centroids (a ball of radius 0 whose
@@ -260,6 +261,31 @@ TEST(CudaTiles, SeveralChunksAWarpInCostOrderFollowTheCpu) {
   const auto start = test::uniformPoints(40, 3, 19, 0.1f, 0.9f);
   expectSameTrajectory(DataView{p.data(), p.size() / 3, 3}, test::givenCentroids(start, 40),
                        {8, false});
+}
+
+// A crowded neighbourhood: 216 of 256 centroids on a lattice half an 8-bit level apart around
+// one colour, so that the walks of tiles there meet dozens of centroids at nearly equal
+// distances (often more than a mixed tile's eight candidates: then its rows search all k), and
+// rows of 8-bit values fall on (or a rounding away from) the lattice's bisectors. Empty clusters
+// keep their centroids, so the lattice stays crowded. The CPU's labels and centroids every iteration.
+TEST(CudaTiles, CrowdedCentroidsFollowTheCpu) {
+  KMS_REQUIRE_CUDA();
+  const auto p = picture(360, 280, 3, 57);
+  std::vector<float> start;
+  const float level = 1.0f / 255.0f;
+  const float origin[3] = {p[0], p[1], p[2]};  // a colour of the picture
+  for (int i = 0; i < 6; ++i)
+    for (int j = 0; j < 6; ++j)
+      for (int l = 0; l < 6; ++l) {
+        const int step[3] = {i - 3, j - 3, l - 3};
+        for (int c = 0; c < 3; ++c)
+          start.push_back(origin[c] + (0.25f + 0.5f * static_cast<float>(step[c])) * level);
+      }
+  const auto spread = test::uniformPoints(40, 3, 23, 0.05f, 0.95f);
+  start.insert(start.end(), spread.begin(), spread.end());
+  KMeansConfig config = test::givenCentroids(start, 256);
+  config.empty_clusters = EmptyClusterPolicy::KeepCentroid;
+  expectSameTrajectory(DataView{p.data(), p.size() / 3, 3}, config, {20, false});
 }
 
 // Same data, same start: the same inertia to the last bit on every run (the tiles' moments are
