@@ -86,6 +86,22 @@ struct Candidates {
 };
 static_assert(kTileCandidates == 8, "Candidates holds eight indices");
 
+/// √x for the bisector test (beyondBisector; never for a label, a sum or a stored bound): the
+/// hardware's approximate root (PTX sqrt.approx.ftz, one instruction, against IEEE sqrtf's
+/// refinement and its branch for special values). Over every non-negative float its relative
+/// error is below 1.0·10⁻⁷ (2^−23.25: checked exhaustively on an H200); squares below float's
+/// normal range (roots below 1.1·10⁻¹⁹) give 0. The test's margins — relative 10⁻⁴ of the
+/// squared reaches, absolute at least 10⁻¹⁸·2r — exceed the error this makes in 2r·√x by more
+/// than a thousand times. (Nsight Compute, real photo k = 256: the walk's IEEE roots had been
+/// about a tenth of the tile kernel's samples. The same root in the walk's stop and bound and in
+/// the owner's test measured slower at k = 1,024 — H200, 0.608 against 0.660 ms — so those
+/// stay IEEE.)
+__device__ __forceinline__ float boundSqrt(float x) {
+  float r;
+  asm("sqrt.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(x));
+  return r;
+}
+
 /// ‖u − v‖² in float (within a few units of rounding of the real value).
 template <int D>
 __device__ __forceinline__ float distance2(const float (&u)[D], const float* v) {
@@ -132,12 +148,12 @@ __device__ __forceinline__ void moveTileSums(const CompactBlock& b, const long l
 template <int D>
 __device__ __forceinline__ bool beyondBisector(float d2a, float da, const float (&ca)[D], float d2b,
                                                const float* rb, float radius, float margin) {
-  const float db = sqrtf(d2b);
+  const float db = boundSqrt(d2b);
   const float err = 1e-4f * ((da + radius) * (da + radius) + (db + radius) * (db + radius)) +
                     margin * (da + db + 2.0f * radius + margin);
   const float gain = d2b - d2a;
   if (gain - 2.0f * radius * (da + db) > err) return true;
-  return gain - 2.0f * radius * sqrtf(distance2<D>(ca, rb)) > err;
+  return gain - 2.0f * radius * boundSqrt(distance2<D>(ca, rb)) > err;
 }
 
 /// The walk: every centroid that may be nearest to a row of the ball (m, r) — at most
@@ -305,6 +321,11 @@ struct Wide128 {
     lo += l;
     hi += h + (lo < l ? 1ull : 0ull);
   }
+  /// Adds another such sum.
+  __device__ __forceinline__ void add(const Wide128& o) {
+    lo += o.lo;
+    hi += o.hi + (lo < o.lo ? 1ull : 0ull);
+  }
   /// Adds this sum to one in global memory (two atomics; the carry from the old low word).
   __device__ __forceinline__ void addTo(unsigned long long* total_lo,
                                         unsigned long long* total_hi) const {
@@ -347,6 +368,9 @@ __device__ __forceinline__ unsigned scheduledChunk(const CompactArgs<LabelT>& a,
 
 /// Lane 0, after a chunk: lists it for the next launch in the class of its cost (`cycles`, the
 /// SM clock from taking the chunk to its inertia): class ⌊log₂ cycles⌋ − 9, within the classes.
+/// (Its place taken now and written after the next ticket was asked for, so that the two
+/// round trips overlap, was slower: more registers spilled — H200, real photo k = 1,024 0.608 →
+/// 0.638 ms.)
 template <typename LabelT>
 __device__ __forceinline__ void listChunk(const CompactArgs<LabelT>& a, unsigned epoch,
                                           unsigned chunk, unsigned cycles) {
@@ -527,14 +551,31 @@ __global__ void __launch_bounds__(kCompactThreads, 4) tileAssignKernel(CompactAr
       listChunk(a, epoch, chunk, static_cast<unsigned>(clock()) - started);
     }
   }
+  // The warps' inertia, summed by the block (exactly: integers) and added to the grid's total
+  // once (a warp's own atomics, whose carry waits for the low word's old value, had been a
+  // few percent of the samples at the warps' ends: Nsight Compute, real photo k = 64).
+  constexpr int kWarps = kCompactThreads / 32;
+  __shared__ tile::Wide128 block_inertia[kWarps];
+  __shared__ unsigned block_infinite[kWarps];
   if (lane == 0) {
-    warp_inertia.addTo(&a.tile_iteration->inertia_lo, &a.tile_iteration->inertia_hi);
-    if (infinite) atomicOr(&a.tile_iteration->infinite, 1u);
+    block_inertia[threadIdx.x >> 5] = warp_inertia;
+    block_infinite[threadIdx.x >> 5] = infinite ? 1u : 0u;
   }
 
-  // As compactAssignKernel: the block's scalars (its inertia went to the grid above), then its
-  // sums into the kept totals.
+  // As compactAssignKernel: the block's scalars (its inertia goes to the grid's), then its sums
+  // into the kept totals.
   writeBlockResults(a, {0.0, changed, searched, evaluated});  // its barrier: sums complete
+  if (threadIdx.x == 0) {
+    tile::Wide128 sum;
+    unsigned any_infinite = 0;
+#pragma unroll
+    for (int w = 0; w < kWarps; ++w) {
+      sum.add(block_inertia[w]);
+      any_infinite |= block_infinite[w];
+    }
+    sum.addTo(&a.tile_iteration->inertia_lo, &a.tile_iteration->inertia_hi);
+    if (any_infinite) atomicOr(&a.tile_iteration->infinite, 1u);
+  }
   addBlockSums(a, block, D);
 }
 
