@@ -93,9 +93,9 @@ static_assert(kTileCandidates == 8, "Candidates holds eight indices");
 /// normal range (roots below 1.1·10⁻¹⁹) give 0. The test's margins — relative 10⁻⁴ of the
 /// squared reaches, absolute at least 10⁻¹⁸·2r — exceed the error this makes in 2r·√x by more
 /// than a thousand times. (Nsight Compute, real photo k = 256: the walk's IEEE roots had been
-/// about a tenth of the tile kernel's samples. The same root in the walk's stop and bound and in
-/// the owner's test measured slower at k = 1,024 — H200, 0.608 against 0.660 ms — so those
-/// stay IEEE.)
+/// about a tenth of the tile kernel's samples. The same root also in the walk's stop and bound
+/// and in the owner's test measured slower at k = 1,024 — H200, same call: 0.617 ms with the root
+/// here alone, 0.660–0.668 with it in all four places — so those stay IEEE.)
 __device__ __forceinline__ float boundSqrt(float x) {
   float r;
   asm("sqrt.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(x));
@@ -555,10 +555,11 @@ __global__ void __launch_bounds__(kCompactThreads, 4) tileAssignKernel(CompactAr
   // once (a warp's own atomics, whose carry waits for the low word's old value, had been a
   // few percent of the samples at the warps' ends: Nsight Compute, real photo k = 64).
   constexpr int kWarps = kCompactThreads / 32;
-  __shared__ tile::Wide128 block_inertia[kWarps];
+  __shared__ unsigned long long block_inertia[2][kWarps];  // each warp's low and high words
   __shared__ unsigned block_infinite[kWarps];
   if (lane == 0) {
-    block_inertia[threadIdx.x >> 5] = warp_inertia;
+    block_inertia[0][threadIdx.x >> 5] = warp_inertia.lo;
+    block_inertia[1][threadIdx.x >> 5] = warp_inertia.hi;
     block_infinite[threadIdx.x >> 5] = infinite ? 1u : 0u;
   }
 
@@ -570,7 +571,10 @@ __global__ void __launch_bounds__(kCompactThreads, 4) tileAssignKernel(CompactAr
     unsigned any_infinite = 0;
 #pragma unroll
     for (int w = 0; w < kWarps; ++w) {
-      sum.add(block_inertia[w]);
+      tile::Wide128 part;
+      part.lo = block_inertia[0][w];
+      part.hi = block_inertia[1][w];
+      sum.add(part);
       any_infinite |= block_infinite[w];
     }
     sum.addTo(&a.tile_iteration->inertia_lo, &a.tile_iteration->inertia_hi);
