@@ -267,7 +267,8 @@ TEST(CudaTiles, SeveralChunksAWarpInCostOrderFollowTheCpu) {
 // one colour, so that the walks of tiles there meet dozens of centroids at nearly equal
 // distances (often more than a mixed tile's eight candidates: then its rows search all k), and
 // rows of 8-bit values fall on (or a rounding away from) the lattice's bisectors. Empty clusters
-// keep their centroids, so the lattice stays crowded. The CPU's labels and centroids every iteration.
+// keep their centroids, so the lattice stays crowded. The CPU's labels and centroids every
+// iteration.
 TEST(CudaTiles, CrowdedCentroidsFollowTheCpu) {
   KMS_REQUIRE_CUDA();
   const auto p = picture(360, 280, 3, 57);

@@ -126,13 +126,11 @@ __device__ __forceinline__ SearchInput<D, LabelT> loadSearchInput(const CompactA
   return in;
 }
 
-/// One row's inputs as the thread holds them.
+/// One row's inputs as the thread holds them: what a search reads, its bound, and whether the
+/// row exists.
 template <int D, typename LabelT>
-struct CompactRow {
-  float x[D];
+struct CompactRow : SearchInput<D, LabelT> {
   float bound;  // L, see the top of this file
-  LabelT old_label;
-  std::uint32_t count;
   bool valid;
 };
 
@@ -141,12 +139,7 @@ __device__ __forceinline__ void loadCompactRow(const CompactArgs<LabelT>& a, std
                                                bool first, CompactRow<D, LabelT>& r) {
   r.valid = i < a.n;
   const std::size_t at = r.valid ? i : 0;
-  const SearchInput<D, LabelT> in = loadSearchInput<D>(a, at, first);
-#pragma unroll
-  for (int c = 0; c < D; ++c)
-    r.x[c] = in.x[c];
-  r.count = in.count;
-  r.old_label = in.old_label;
+  static_cast<SearchInput<D, LabelT>&>(r) = loadSearchInput<D>(a, at, first);
   r.bound = first ? 0.0f : a.bounds[at];
 }
 

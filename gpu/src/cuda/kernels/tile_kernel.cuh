@@ -571,10 +571,7 @@ __global__ void __launch_bounds__(kCompactThreads, 4) tileAssignKernel(CompactAr
     unsigned any_infinite = 0;
 #pragma unroll
     for (int w = 0; w < kWarps; ++w) {
-      tile::Wide128 part;
-      part.lo = block_inertia[0][w];
-      part.hi = block_inertia[1][w];
-      sum.add(part);
+      sum.add(tile::Wide128{block_inertia[0][w], block_inertia[1][w]});
       any_infinite |= block_infinite[w];
     }
     sum.addTo(&a.tile_iteration->inertia_lo, &a.tile_iteration->inertia_hi);
