@@ -382,14 +382,22 @@ __device__ __forceinline__ void listChunk(const CompactArgs<LabelT>& a, unsigned
   if (slot < a.tile_chunks) scheduleList(a, epoch & 1, c)[slot] = chunk;
 }
 
-/// Tiles whose rows a warp loads together (their loads overlap). Two, with the registers capped
-/// for four blocks per multiprocessor (a few spilled), against four tiles and three blocks:
-/// measured in one H200 call, synthetic photo 0.124 → 0.116 ms at k = 256, real photo 0.109 →
-/// 0.107 at k = 64 and 0.235 → 0.233 at k = 256, 0.061 → 0.064 at k = 16.
-inline constexpr int kTileBatch = 2;
+/// Tiles whose rows a warp loads together (their loads overlap): three, with three blocks per
+/// multiprocessor (tileAssignKernel's bounds: up to 85 registers, none spilled). H200, ms per
+/// iteration, real photo per pixel k = 16 / 64 / 256 / 1,024 and synthetic photo k = 16 / 256,
+/// medians of two runs in one call: two tiles and four blocks (64 registers, 16 / 12 bytes
+/// spilled at d = 3) 0.0553 / 0.0851 / 0.1947 / 0.612, 0.0464 / 0.0872; three tiles and three
+/// blocks 0.0520 / 0.0836 / 0.1885 / 0.600, 0.0439 / 0.0916 (the one case slower, well within
+/// its target); four tiles and three blocks 0.0517 / 0.0838 / 0.1915 / 0.614. Two tiles and three
+/// blocks (another call, the same four-block figures within 0.5 %) 0.0526 / 0.0836 / 0.1884 /
+/// 0.604; two tiles and five blocks (48 registers, 62 / 52 bytes spilled) about 10 % slower
+/// everywhere. (Before the walk's approximate roots and the block's inertia sum, two tiles and
+/// four blocks had been the faster: synthetic photo k = 256 0.124 → 0.116 against four tiles and
+/// three blocks.)
+inline constexpr int kTileBatch = 3;
 
 template <int D, typename LabelT>
-__global__ void __launch_bounds__(kCompactThreads, 4) tileAssignKernel(CompactArgs<LabelT> a) {
+__global__ void __launch_bounds__(kCompactThreads, 3) tileAssignKernel(CompactArgs<LabelT> a) {
   static_assert(D <= 4, "tiles serve d ≤ 4");
   constexpr int R = centroidRow(D);
   extern __shared__ __align__(16) unsigned char shared_raw[];
