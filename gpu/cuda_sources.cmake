@@ -1,5 +1,6 @@
 # CUDA sources of kmeans_engine (included when nvcc is available).
 set(KMS_CUDA_SOURCES
+  src/cuda/chunked_copies.cu
   src/cuda/cuda_engine.cu
   src/cuda/cuda_engine_history.cu
   src/cuda/cuda_engine_seeding.cu

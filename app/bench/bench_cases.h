@@ -20,6 +20,13 @@ struct BenchCase {
   /// The data stay in host memory and stream to the GPU (EngineOptions::max_device_bytes = 1);
   /// the floor is then the host-to-device copy rate.
   bool streamed = false;
+  /// Streamed data read in place from the page-locked host memory by the kernels
+  /// (EngineOptions::cuda_stream_chunk_bytes = 0) instead of copied in chunks, for comparison.
+  bool in_place = false;
+  /// Streamed data given this share (0 to 1) of their size in GPU memory
+  /// (EngineOptions::max_device_bytes): the first chunks stay there, the rest are copied each
+  /// iteration. 0: nothing kept.
+  double kept_share = 0.0;
   /// Run without tensor cores (EngineOptions::cuda_tensor_cores = false): the FP32 SIMT kernel,
   /// for comparison.
   bool simt = false;

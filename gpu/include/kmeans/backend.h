@@ -64,7 +64,7 @@ struct EngineOptions {
   int cuda_fault_at_iteration = 0;
   /// The most GPU memory the CUDA engine gives the data (points, weights, counts), in bytes;
   /// 0 (the default): whatever the device has free. Data that do not fit stay in page-locked
-  /// host memory and are streamed to the GPU as the kernels read them — same results, at the
+  /// host memory and are streamed to the GPU every iteration — same results, at the
   /// interconnect's speed. (Labels and distance bounds, 2–6 bytes per point, stay on the GPU.)
   std::size_t max_device_bytes = 0;
   /// Whether the CUDA engine may rank candidate centroids with TF32 tensor cores (d from 17 to
@@ -99,6 +99,17 @@ struct EngineOptions {
   /// iterations as well as step() by step() (kmeans-bench). false (the default): steps() stops
   /// at convergence.
   bool cuda_steps_past_convergence = false;
+  /// Streamed data (max_device_bytes): the bytes of rows copied at a time (0: none; data of more
+  /// than 256 such chunks take larger ones). An iteration of the compact and wide kernels
+  /// (d ≤ 64, no weights) copies the data chunk by chunk into two GPU buffers of this size on a
+  /// second stream, each chunk's copy overlapping the kernels of the chunk before; the first
+  /// chunks, as many as the data's share of GPU memory holds, are copied once and kept there.
+  /// The buffers shrink to a quarter of the free GPU memory when it is short; without them (0,
+  /// or no memory for them) the kernels read the page-locked host memory directly, as the other
+  /// kernels and passes (seeding, re-seeding, captures, replays) always do. Labels and centroids
+  /// are the same either way (the inertia, a double summed by other blocks, may differ in its
+  /// last bits). The copy buffers are not counted in max_device_bytes (they are not the data).
+  std::size_t cuda_stream_chunk_bytes = std::size_t(32) << 20;
 };
 
 struct CreatedEngine {

@@ -49,7 +49,8 @@ CudaEngine::CudaEngine(int device, const EngineOptions& options)
       point_tiles_(options.cuda_point_tiles),
       distance_bounds_(options.cuda_distance_bounds),
       sorted_runs_(options.cuda_sorted_runs),
-      steps_past_convergence_(options.cuda_steps_past_convergence) {
+      steps_past_convergence_(options.cuda_steps_past_convergence),
+      stream_chunk_bytes_(options.cuda_stream_chunk_bytes) {
   const bool tensor_cores = options.cuda_tensor_cores;
   KMS_CUDA_CHECK(cudaGetDeviceProperties(&props_, device_));
   limits_.multiprocessors = props_.multiProcessorCount;
@@ -77,7 +78,12 @@ BackendInfo CudaEngine::info() const {
   std::ostringstream os;
   os << props_.name << " (sm_" << props_.major << props_.minor << ", " << props_.multiProcessorCount
      << " SMs, " << mib(props_.totalGlobalMem) << ")";
-  if (has_data_ && points_.onHost()) os << ", data streamed from host memory";
+  if (has_data_ && points_.onHost()) {
+    os << ", data streamed from host memory";
+    if (chunked_.active())
+      os << ", copied in chunks of " << chunked_.chunkRows() << " rows ("
+         << chunked_.residentChunks() << " of " << chunked_.chunks() << " kept on the GPU)";
+  }
   return {"cuda", os.str()};
 }
 
@@ -154,7 +160,7 @@ std::size_t CudaEngine::deviceBytes() const {
          block_sums_.bytes() + totals_.bytes() + block_inertia_.bytes() + chunk_sums_.bytes() +
          block_changed_.bytes() + block_work_.bytes() + picked_keys_.bytes() +
          farthest_keys_.bytes() + scalars_.bytes() + empty_flags_.bytes() + empty_list_.bytes() +
-         staged_centroids_.bytes() + geometry_.bytes() + order_.bytes();
+         staged_centroids_.bytes() + geometry_.bytes() + order_.bytes() + chunked_.bytes();
 }
 
 void CudaEngine::setData(const DataView& data) {
@@ -228,6 +234,7 @@ void CudaEngine::releaseData() {
   has_data_ = false;
   for (auto* b : {&coord_scale_, &centroids_[0], &centroids_[1], &staged_centroids_})
     b->release();
+  chunked_.release();
   points_.release();
   weights_.release();
   counts_.release();
@@ -317,22 +324,36 @@ void CudaEngine::prepareRun(const KMeansConfig& config) {
   const std::size_t block_sum_count = plan_.per_block_sums ? sum_rows * columns : 0;
   labels_.release();
   block_sums_.release();
-  checkFits(
-      labelArrays() * n_ * labelBytes() + block_sum_count * sizeof(long long) +
-          4 * kd * sizeof(float) + (keepsRowBounds() ? n_ * sizeof(float) : 0),
-      "This run",
-      centroids_[0].bytes() + centroids_[1].bytes() + staged_centroids_.bytes() + bounds_.bytes());
+  const std::size_t run_bytes = labelArrays() * n_ * labelBytes() +
+                                block_sum_count * sizeof(long long) + 4 * kd * sizeof(float) +
+                                (keepsRowBounds() ? n_ * sizeof(float) : 0);
+  const std::size_t reusable =
+      centroids_[0].bytes() + centroids_[1].bytes() + staged_centroids_.bytes() + bounds_.bytes();
+  if (chunked_.bytes() > 0) {  // streamed data's kept chunks yield to the run's buffers
+    std::size_t free_bytes = 0, total_bytes = 0;
+    KMS_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+    if (run_bytes > free_bytes + reusable) chunked_.release();
+  }
+  checkFits(run_bytes, "This run", reusable);
   labels_.resize(labelArrays() * n_ * labelBytes());
   block_sums_.resize(block_sum_count);
   for (auto& c : centroids_)
     c.resize(kd);
   staged_centroids_.resize(kd);
   totals_.resize(columns);
-  block_inertia_.resize(plan_.blocks);
-  block_changed_.resize(plan_.blocks);
+  // Streamed data on the compact and wide kernels, which read each row once an iteration: copied
+  // in chunks through two device buffers (taken last, from the memory the run leaves free).
+  // The first chunks stay on the device, as many as the data's share of it allows.
+  if (points_.onHost() && (plan_.compact || plan_.wide))
+    chunked_.reserve(points_.host(), counts_.host(), n_, d_, stream_chunk_bytes_,
+                     max_device_bytes_ > 0 ? max_device_bytes_ : SIZE_MAX, compute_.get());
+  else
+    chunked_.release();
+  block_inertia_.resize(resultSlots());
+  block_changed_.resize(resultSlots());
   // Per block: rows searched and distances computed (compact kernels), rows searched (tensor).
   const std::size_t work_slots = keepsBounds() ? 2 : plan_.tensor ? 1 : 0;
-  block_work_.resize(work_slots * static_cast<std::size_t>(plan_.blocks));
+  block_work_.resize(work_slots * resultSlots());
   empty_flags_.resize(k_);
   empty_list_.resize(k_);
   picked_keys_.resize(k_);
@@ -398,7 +419,7 @@ CompactArgs<LabelT> CudaEngine::compactArgs(int cur, int in_half, int out_half) 
   a.block_inertia = block_inertia_.get();
   a.block_changed = block_changed_.get();
   a.block_work = block_work_.get();
-  a.blocks = plan_.blocks;
+  a.blocks = static_cast<int>(resultSlots());
   a.empty_flags = empty_flags_.get();
   a.scalars = scalars_.get();
   a.report = report_device_;
@@ -427,14 +448,41 @@ CompactArgs<LabelT> CudaEngine::compactArgs(int cur, int in_half, int out_half) 
   return a;
 }
 
+template <typename LabelT, typename Assign>
+void CudaEngine::assignByChunks(const CompactArgs<LabelT>& a, Assign&& assign) {
+  if (!chunked_.active()) return assign(a);
+  const cudaStream_t s = compute_.get();
+  chunked_.begin(s);
+  for (std::size_t j = 0; j < chunked_.chunks(); ++j) {
+    const ChunkedCopies::Chunk c = chunked_.stage(j, s);
+    CompactArgs<LabelT> part = a;
+    part.points = c.points;
+    part.counts = c.counts;
+    part.n = c.rows;
+    if (a.labels_in) part.labels_in = a.labels_in + c.first;
+    part.labels_out = a.labels_out + c.first;
+    if (a.bounds) part.bounds = a.bounds + c.first;
+    const std::size_t slot = j * static_cast<std::size_t>(plan_.blocks);
+    part.block_inertia = a.block_inertia + slot;
+    part.block_changed = a.block_changed + slot;
+    part.block_work = a.block_work + 2 * slot;
+    assign(part);
+    chunked_.finish(j, s);
+  }
+}
+
 template <typename LabelT>
 void CudaEngine::enqueueCompactIteration(int cur, int in_half, int out_half, Part part) {
   CompactArgs<LabelT> a = compactArgs<LabelT>(cur, in_half, out_half);
   const cudaStream_t s = compute_.get();
+  const auto assign = [&](const CompactArgs<LabelT>& rows) {
+    launchCompactAssign<LabelT>(plan_, rows, s);
+  };
   switch (part) {
     case Part::kWhole:
       iteration_start_.recordInGraph(s);
-      launchCompactIteration<LabelT>(plan_, a, s);
+      assignByChunks(a, assign);
+      launchCompactUpdate<LabelT>(a, s);
       // Two kernels do every stage; it all counts as assignment (finishStep reads only these
       // two events for a whole compact iteration: each event recorded in a graph costs about a
       // microsecond).
@@ -442,7 +490,8 @@ void CudaEngine::enqueueCompactIteration(int cur, int in_half, int out_half, Par
       break;
     case Part::kSums:  // a shard: assignment, and its scalars for the all-reduce
       iteration_start_.recordInGraph(s);
-      launchCompactSums<LabelT>(plan_, a, s);
+      assignByChunks(a, assign);
+      launchCompactShardScalars<LabelT>(a, s);
       after_reduce_.recordInGraph(s);
       break;
     case Part::kUpdate:  // a shard, after the all-reduce into global_totals_ and scalars_
@@ -461,7 +510,9 @@ void CudaEngine::enqueueWideIteration(int cur, int in_half, int out_half, Part p
   const cudaStream_t s = compute_.get();
   if (part != Part::kUpdate) {
     iteration_start_.recordInGraph(s);
-    launchWideSums<LabelT>(plan_, a, s);
+    assignByChunks(
+        a, [&](const CompactArgs<LabelT>& rows) { launchWideAssign<LabelT>(plan_, rows, s); });
+    launchWideReduce<LabelT>(a, s);
     after_reduce_.recordInGraph(s);
     if (part == Part::kSums) return;  // a shard: the all-reduce comes next
   } else {                            // a shard, after the all-reduce into global_totals_

@@ -21,6 +21,7 @@
 
 #include "common/principal_axis.h"
 #include "common/thread_pool.h"
+#include "cuda/chunked_copies.cuh"
 #include "cuda/device_memory.cuh"
 #include "cuda/kernels/assign_args.cuh"
 #include "cuda/kernels/compact_iteration.cuh"
@@ -140,6 +141,15 @@ class CudaEngine final : public Engine {
   void enqueueWideIteration(int cur, int in_half, int out_half, Part part);
   template <typename LabelT>
   CompactArgs<LabelT> compactArgs(int cur, int in_half, int out_half) const;
+  /// Calls assign(args) for the whole data, or — streamed data copied in chunks (chunked_) — for
+  /// each chunk in turn once its copy is in: the row arrays shifted to the chunk's rows and the
+  /// blocks' results to the chunk's slots, on the compute stream.
+  template <typename LabelT, typename Assign>
+  void assignByChunks(const CompactArgs<LabelT>& a, Assign&& assign);
+  /// The blocks' result slots an iteration fills: the plan's blocks, for every chunk.
+  std::size_t resultSlots() const {
+    return static_cast<std::size_t>(plan_.blocks) * chunked_.chunks();
+  }
   /// The geometry (compact kernels) or half gaps (wide kernels) of `centroids`, on the compute
   /// stream.
   void describe(int cur, int in_half, int out_half, const float* centroids);
@@ -211,6 +221,10 @@ class CudaEngine final : public Engine {
   // not fit (ResidentBuffer).
   ResidentBuffer<float> points_, weights_;
   ResidentBuffer<std::uint32_t> counts_;  // compact data: multiplicities (never with weights_)
+  /// Streamed data of the compact and wide kernels: copied a chunk at a time (prepareRun decides;
+  /// inactive: the kernels read the host memory in place).
+  ChunkedCopies chunked_;
+  std::size_t stream_chunk_bytes_ = 0;  ///< EngineOptions::cuda_stream_chunk_bytes
   DeviceBuffer<float> coord_scale_;
   DeviceBuffer<int> coord_exp_;
   TileIndex tiles_;  // d ≤ 4 on the device: the rows sorted in tiles (tile_index.cuh), or empty

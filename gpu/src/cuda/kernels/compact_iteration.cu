@@ -58,16 +58,6 @@ auto compactAssignFor(const AssignPlan& plan) {
   return compactAssignKernel<D, LabelT>;
 }
 
-template <typename LabelT>
-void launchCompactAssign(const AssignPlan& plan, const CompactArgs<LabelT>& args,
-                         cudaStream_t stream) {
-  withCompactDim(args.d, [&]<int D>() {
-    compactAssignFor<D, LabelT>(plan)<<<plan.blocks, kCompactThreads, plan.shared_bytes, stream>>>(
-        args);
-  });
-  KMS_CHECK_LAUNCH();
-}
-
 }  // namespace
 
 bool fitsCompactKernel(int d, int k) {
@@ -143,16 +133,17 @@ void launchCompactUpdate(const CompactArgs<LabelT>& args, cudaStream_t stream) {
 }
 
 template <typename LabelT>
-void launchCompactIteration(const AssignPlan& plan, const CompactArgs<LabelT>& args,
-                            cudaStream_t stream) {
-  launchCompactAssign(plan, args, stream);
-  launchCompactUpdate(args, stream);
+void launchCompactAssign(const AssignPlan& plan, const CompactArgs<LabelT>& args,
+                         cudaStream_t stream) {
+  withCompactDim(args.d, [&]<int D>() {
+    compactAssignFor<D, LabelT>(plan)<<<plan.blocks, kCompactThreads, plan.shared_bytes, stream>>>(
+        args);
+  });
+  KMS_CHECK_LAUNCH();
 }
 
 template <typename LabelT>
-void launchCompactSums(const AssignPlan& plan, const CompactArgs<LabelT>& args,
-                       cudaStream_t stream) {
-  launchCompactAssign(plan, args, stream);
+void launchCompactShardScalars(const CompactArgs<LabelT>& args, cudaStream_t stream) {
   compactShardScalarsKernel<LabelT><<<1, kCompactThreads, 0, stream>>>(args);
   KMS_CHECK_LAUNCH();
 }
@@ -167,15 +158,14 @@ template AssignPlan planCompact<std::uint8_t>(std::size_t, int, int, std::size_t
                                               const DeviceLimits&);
 template AssignPlan planCompact<std::uint16_t>(std::size_t, int, int, std::size_t,
                                                const DeviceLimits&);
-template void launchCompactIteration<std::uint8_t>(const AssignPlan&,
-                                                   const CompactArgs<std::uint8_t>&, cudaStream_t);
-template void launchCompactIteration<std::uint16_t>(const AssignPlan&,
-                                                    const CompactArgs<std::uint16_t>&,
-                                                    cudaStream_t);
-template void launchCompactSums<std::uint8_t>(const AssignPlan&, const CompactArgs<std::uint8_t>&,
-                                              cudaStream_t);
-template void launchCompactSums<std::uint16_t>(const AssignPlan&, const CompactArgs<std::uint16_t>&,
-                                               cudaStream_t);
+template void launchCompactAssign<std::uint8_t>(const AssignPlan&, const CompactArgs<std::uint8_t>&,
+                                                cudaStream_t);
+template void launchCompactAssign<std::uint16_t>(const AssignPlan&,
+                                                 const CompactArgs<std::uint16_t>&, cudaStream_t);
+template void launchCompactShardScalars<std::uint8_t>(const CompactArgs<std::uint8_t>&,
+                                                      cudaStream_t);
+template void launchCompactShardScalars<std::uint16_t>(const CompactArgs<std::uint16_t>&,
+                                                       cudaStream_t);
 template void launchCompactUpdate<std::uint8_t>(const CompactArgs<std::uint8_t>&, cudaStream_t);
 template void launchCompactUpdate<std::uint16_t>(const CompactArgs<std::uint16_t>&, cudaStream_t);
 template void launchCompactGeometry<std::uint8_t>(const CompactArgs<std::uint8_t>&, const float*,

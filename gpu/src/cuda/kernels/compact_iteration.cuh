@@ -27,19 +27,22 @@ bool fitsCompactKernel(int d, int k);
 template <typename LabelT>
 AssignPlan planCompact(std::size_t n, int d, int k, std::size_t tiles, const DeviceLimits& limits);
 
-/// One iteration (assignment, then update) on `stream` (checks the launches).
+/// An iteration is the assignment, then the update (or on a shard of a multi-GPU run, the
+/// assignment and the scalars' reduction, the all-reduce, then the update). The assignment runs
+/// over args.n rows — the data's, or one chunk's of streamed data, with the row arrays shifted
+/// to the chunk — on plan.blocks blocks, which leave their results in args.block_* [0,
+/// plan.blocks); the reduction and the update sum args.blocks of them (every chunk's). All
+/// check their launches.
 template <typename LabelT>
-void launchCompactIteration(const AssignPlan& plan, const CompactArgs<LabelT>& args,
-                            cudaStream_t stream);
-
-/// A shard's iteration in two parts around the all-reduce (multi-GPU runs): the assignment with
-/// its reduction into args.scalars, then the update from args.update_totals and the all-reduced
-/// args.scalars (args.scalars_reduced).
-template <typename LabelT>
-void launchCompactSums(const AssignPlan& plan, const CompactArgs<LabelT>& args,
-                       cudaStream_t stream);
+void launchCompactAssign(const AssignPlan& plan, const CompactArgs<LabelT>& args,
+                         cudaStream_t stream);
+/// The update from args.update_totals (and on a shard the all-reduced args.scalars,
+/// args.scalars_reduced).
 template <typename LabelT>
 void launchCompactUpdate(const CompactArgs<LabelT>& args, cudaStream_t stream);
+/// A shard's reduction of its blocks' scalars into args.scalars, for the all-reduce.
+template <typename LabelT>
+void launchCompactShardScalars(const CompactArgs<LabelT>& args, cudaStream_t stream);
 
 /// The centroids' geometry (computeGeometry in compact_kernel.cuh) for `centroids` into
 /// args.geometry/args.order: before the first iteration, and after a re-seed.

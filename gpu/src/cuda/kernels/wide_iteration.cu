@@ -63,11 +63,15 @@ AssignPlan planWide(std::size_t n, int d, int k, const DeviceLimits& limits) {
 }
 
 template <typename LabelT>
-void launchWideSums(const AssignPlan& plan, const CompactArgs<LabelT>& a, cudaStream_t stream) {
+void launchWideAssign(const AssignPlan& plan, const CompactArgs<LabelT>& a, cudaStream_t stream) {
   withWideDim(a.d, [&]<int D>() {
     wideAssignKernel<D, LabelT><<<plan.blocks, kCompactThreads, plan.shared_bytes, stream>>>(a);
   });
   KMS_CHECK_LAUNCH();
+}
+
+template <typename LabelT>
+void launchWideReduce(const CompactArgs<LabelT>& a, cudaStream_t stream) {
   launchReduce(nullptr, 0, 0, a.totals, a.block_inertia, a.block_changed, a.block_work, a.blocks,
                a.scalars, stream, /*work_stride=*/2);
 }
@@ -90,11 +94,12 @@ void launchWideUpdate(const CompactArgs<LabelT>& a, cudaStream_t stream) {
   launchWideGeometry(a, a.centroids_out, stream);
 }
 
-#define KMS_WIDE_INSTANTIATE(LabelT)                                                  \
-  template AssignPlan planWide<LabelT>(std::size_t, int, int, const DeviceLimits&);   \
-  template void launchWideSums<LabelT>(const AssignPlan&, const CompactArgs<LabelT>&, \
-                                       cudaStream_t);                                 \
-  template void launchWideUpdate<LabelT>(const CompactArgs<LabelT>&, cudaStream_t);   \
+#define KMS_WIDE_INSTANTIATE(LabelT)                                                    \
+  template AssignPlan planWide<LabelT>(std::size_t, int, int, const DeviceLimits&);     \
+  template void launchWideAssign<LabelT>(const AssignPlan&, const CompactArgs<LabelT>&, \
+                                         cudaStream_t);                                 \
+  template void launchWideReduce<LabelT>(const CompactArgs<LabelT>&, cudaStream_t);     \
+  template void launchWideUpdate<LabelT>(const CompactArgs<LabelT>&, cudaStream_t);     \
   template void launchWideGeometry<LabelT>(const CompactArgs<LabelT>&, const float*, cudaStream_t);
 KMS_WIDE_INSTANTIATE(std::uint8_t)
 KMS_WIDE_INSTANTIATE(std::uint16_t)

@@ -21,10 +21,15 @@ bool fitsWideKernel(int d, int k);
 template <typename LabelT>
 AssignPlan planWide(std::size_t n, int d, int k, const DeviceLimits& limits);
 
-/// The assignment with the reduction of its blocks' scalars (the first part of an iteration; a
-/// shard's part before the all-reduce).
+/// The assignment over args.n rows (the data's, or one chunk's of streamed data, its row arrays
+/// shifted to the chunk) on plan.blocks blocks, which leave their results in args.block_* [0,
+/// plan.blocks).
 template <typename LabelT>
-void launchWideSums(const AssignPlan& plan, const CompactArgs<LabelT>& args, cudaStream_t stream);
+void launchWideAssign(const AssignPlan& plan, const CompactArgs<LabelT>& args, cudaStream_t stream);
+/// The reduction of args.blocks blocks' results (every chunk's) into args.scalars: with the
+/// assignment, the first part of an iteration (a shard's part before the all-reduce).
+template <typename LabelT>
+void launchWideReduce(const CompactArgs<LabelT>& args, cudaStream_t stream);
 
 /// The update from args.update_totals (growing the drift) and the new centroids' half gaps.
 template <typename LabelT>

@@ -190,7 +190,8 @@ __device__ void searchWideRow(const CompactArgs<LabelT>& a, const float* rows, c
 }  // namespace wide
 
 /// The assignment of wide rows (see the top of this file). Block 0 also clears the scalars the
-/// update accumulates into.
+/// reduction and the update accumulate into (on streamed data every chunk's block 0 does: the
+/// reduction comes after the last chunk).
 template <int D, typename LabelT>
 __global__ void __launch_bounds__(kCompactThreads) wideAssignKernel(CompactArgs<LabelT> a) {
   constexpr int R = centroidRow(D);
