@@ -33,6 +33,10 @@ __host__ __device__ constexpr bool spreadsGeometry(int k) {
 __host__ __device__ constexpr int spreadBlocks(int k) {
   return (k + kCompactThreads / 32 - 1) / (kCompactThreads / 32);
 }
+/// compactSpreadUpdateKernel's blocks: the spread geometry's, and the last one reports.
+__host__ __device__ constexpr int spreadUpdateBlocks(int k) {
+  return spreadBlocks(k) + 1;
+}
 /// Whether the compiled D is d itself (no padding: no bounds checks on coordinates).
 __host__ __device__ constexpr bool compactExactDim(int D) {
   return D <= 4;

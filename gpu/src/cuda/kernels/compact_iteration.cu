@@ -124,7 +124,7 @@ void launchCompactUpdate(const CompactArgs<LabelT>& args, cudaStream_t stream) {
       compactSmallUpdateKernel<D, LabelT><<<1, kCompactThreads, 0, stream>>>(args);
     } else if (spreadsGeometry(args.k)) {
       compactSpreadUpdateKernel<D, LabelT>
-          <<<spreadBlocks(args.k), kCompactThreads, 0, stream>>>(args);
+          <<<spreadUpdateBlocks(args.k), kCompactThreads, 0, stream>>>(args);
     } else {
       compactUpdateKernel<D, LabelT><<<1, kCompactThreads, 0, stream>>>(args);
     }
