@@ -2,13 +2,12 @@
 
 #include <algorithm>
 
-#include "kmeans/errors.h"
-
 namespace kms::cuda {
 
 bool ChunkedCopies::reserve(const float* host_points, const std::uint32_t* host_counts,
                             std::size_t n, int d, std::size_t chunk_bytes,
-                            std::size_t resident_bytes, cudaStream_t stream) {
+                            std::size_t resident_bytes, std::size_t pending_bytes,
+                            cudaStream_t stream) {
   for (int b = 0; b < 2; ++b) {
     points_[b].release();
     counts_[b].release();
@@ -23,6 +22,8 @@ bool ChunkedCopies::reserve(const float* host_points, const std::uint32_t* host_
   KMS_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
   const std::size_t held = resident_points_.bytes() + resident_counts_.bytes();
   free_bytes += held;  // given back first if the kept chunks change
+  // What the run allocates after this (its bounds, each chunk's block results) is not ours.
+  free_bytes = free_bytes > pending_bytes ? free_bytes - pending_bytes : 0;
   // Two copy buffers in at most half the free memory: the rest stays for other programs. Larger
   // chunks for data of more than kMaxChunks of them: each chunk has its own slots of block
   // results, which the update sums.
@@ -34,6 +35,12 @@ bool ChunkedCopies::reserve(const float* host_points, const std::uint32_t* host_
   }
   if (rows >= 256) rows -= rows % 256;  // whole warps and batches of the kernels' blocks
   const std::size_t chunks = (n + rows - 1) / rows;
+  // Chunks cut smaller by a nearly full device: more than kMaxChunks would take more result
+  // slots and graph nodes than they save; read in place instead.
+  if (chunks > kMaxChunks) {
+    release();
+    return false;
+  }
   // Whole chunks kept on the device: within resident_bytes, and leaving the copy buffers and an
   // eighth of the free memory (at least 256 MiB) to other programs.
   const std::size_t copy_bytes = 2 * rows * row_bytes;
@@ -42,42 +49,38 @@ bool ChunkedCopies::reserve(const float* host_points, const std::uint32_t* host_
   const std::size_t kept = std::min(chunks, std::min(resident_bytes, room) / row_bytes / rows);
   const bool same_kept = host_points == host_points_ && host_counts == host_counts_ && n == n_ &&
                          d == d_ && rows == chunk_rows_ && kept == resident_chunks_;
-  try {
-    if (!same_kept) {
-      release();
-      host_points_ = host_points;
-      host_counts_ = host_counts;
-      n_ = n;
-      d_ = d;
-      chunk_rows_ = rows;
-      resident_chunks_ = kept;
-      keepResident(std::min(n, kept * rows), stream);
-    }
-    if (kept < chunks) {
-      for (int b = 0; b < 2; ++b) {
-        points_[b].resize(rows * d);
-        counts_[b].resize(counted ? rows : 0);
-      }
-    }
-  } catch (const DeviceError&) {
-    // Another program took the memory since it was counted: read the host memory in place.
-    cudaGetLastError();
+  if (!same_kept) {
+    release();
+    host_points_ = host_points;
+    host_counts_ = host_counts;
+    n_ = n;
+    d_ = d;
+    chunk_rows_ = rows;
+    resident_chunks_ = kept;
+  }
+  // Another program may have taken the memory since it was counted: then read in place.
+  if ((!same_kept && !keepResident(std::min(n, kept * rows), stream)) ||
+      (kept < chunks &&
+       !(points_[0].tryResize(rows * d) && points_[1].tryResize(rows * d) &&
+         counts_[0].tryResize(counted ? rows : 0) && counts_[1].tryResize(counted ? rows : 0)))) {
     release();
     return false;
   }
   return true;
 }
 
-void ChunkedCopies::keepResident(std::size_t rows, cudaStream_t stream) {
-  resident_points_.resize(rows * d_);
-  resident_counts_.resize(host_counts_ ? rows : 0);
-  if (rows == 0) return;
+bool ChunkedCopies::keepResident(std::size_t rows, cudaStream_t stream) {
+  if (!resident_points_.tryResize(rows * d_) ||
+      !resident_counts_.tryResize(host_counts_ ? rows : 0))
+    return false;
+  if (rows == 0) return true;
   KMS_CUDA_CHECK(cudaMemcpyAsync(resident_points_.get(), host_points_, rows * d_ * sizeof(float),
                                  cudaMemcpyHostToDevice, stream));
   if (host_counts_)
     KMS_CUDA_CHECK(cudaMemcpyAsync(resident_counts_.get(), host_counts_,
                                    rows * sizeof(std::uint32_t), cudaMemcpyHostToDevice, stream));
   KMS_CUDA_CHECK(cudaStreamSynchronize(stream));
+  return true;
 }
 
 void ChunkedCopies::release() noexcept {

@@ -42,11 +42,14 @@ class ChunkedCopies {
   /// `chunk_bytes`, or a kMaxChunks-th of the data when that is more: two device buffers for the
   /// copies (smaller when a quarter of the free memory is less), then as many whole chunks kept
   /// on the device as `resident_bytes` and the memory left free allow, copied from the host
-  /// arrays on `stream` (and waited for). False, holding nothing, when not even one row fits or
-  /// an allocation fails (the kernels then read the host memory in place). The kept chunks stay
-  /// if a later call asks for the same.
+  /// arrays on `stream` (and waited for); `pending_bytes` of the free memory are the caller's,
+  /// to allocate next. False, holding nothing, when not even one row fits, more than kMaxChunks
+  /// would be needed or the device has not the memory after all (the kernels then read the host
+  /// memory in place); other device errors throw. The kept chunks stay if a later call asks for
+  /// the same.
   bool reserve(const float* host_points, const std::uint32_t* host_counts, std::size_t n, int d,
-               std::size_t chunk_bytes, std::size_t resident_bytes, cudaStream_t stream);
+               std::size_t chunk_bytes, std::size_t resident_bytes, std::size_t pending_bytes,
+               cudaStream_t stream);
   void release() noexcept;
 
   bool active() const { return chunk_rows_ > 0; }
@@ -69,7 +72,8 @@ class ChunkedCopies {
  private:
   /// The copy buffer of copied chunk j.
   int bufferOf(std::size_t j) const { return static_cast<int>((j - resident_chunks_) % 2); }
-  void keepResident(std::size_t rows, cudaStream_t stream);
+  /// The first `rows` rows copied to the device (false: no memory for them).
+  bool keepResident(std::size_t rows, cudaStream_t stream);
 
   const float* host_points_ = nullptr;
   const std::uint32_t* host_counts_ = nullptr;

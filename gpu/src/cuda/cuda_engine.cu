@@ -344,11 +344,20 @@ void CudaEngine::prepareRun(const KMeansConfig& config) {
   // Streamed data on the compact and wide kernels, which read each row once an iteration: copied
   // in chunks through two device buffers (taken last, from the memory the run leaves free).
   // The first chunks stay on the device, as many as the data's share of it allows.
-  if (points_.onHost() && (plan_.compact || plan_.wide))
+  if (points_.onHost() && (plan_.compact || plan_.wide)) {
+    // What the run allocates after them: its bounds (startRun) and its blocks' result slots for
+    // up to kMaxChunks chunks (less what it holds already).
+    const std::size_t bounds = keepsRowBounds() ? n_ * sizeof(float) : 0;
+    const std::size_t slots = static_cast<std::size_t>(plan_.blocks) * ChunkedCopies::kMaxChunks *
+                              (sizeof(double) + 3 * sizeof(unsigned long long));
+    const std::size_t held =
+        bounds_.bytes() + block_inertia_.bytes() + block_changed_.bytes() + block_work_.bytes();
     chunked_.reserve(points_.host(), counts_.host(), n_, d_, stream_chunk_bytes_,
-                     max_device_bytes_ > 0 ? max_device_bytes_ : SIZE_MAX, compute_.get());
-  else
+                     max_device_bytes_ > 0 ? max_device_bytes_ : SIZE_MAX,
+                     bounds + slots > held ? bounds + slots - held : 0, compute_.get());
+  } else {
     chunked_.release();
+  }
   block_inertia_.resize(resultSlots());
   block_changed_.resize(resultSlots());
   // Per block: rows searched and distances computed (compact kernels), rows searched (tensor).

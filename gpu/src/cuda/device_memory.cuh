@@ -38,6 +38,22 @@ class DeviceBuffer {
     if (count > 0) KMS_CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&ptr_), count * sizeof(T)));
     count_ = count;
   }
+  /// resize(), but false (holding nothing) when the device has not the memory; other errors
+  /// throw.
+  bool tryResize(std::size_t count) {
+    if (count == count_) return true;
+    release();
+    if (count == 0) return true;
+    const cudaError_t e = cudaMalloc(reinterpret_cast<void**>(&ptr_), count * sizeof(T));
+    if (e == cudaErrorMemoryAllocation) {
+      cudaGetLastError();  // not sticky: clear it
+      ptr_ = nullptr;
+      return false;
+    }
+    KMS_CUDA_CHECK(e);
+    count_ = count;
+    return true;
+  }
   void release() noexcept {
     if (ptr_) cudaFree(ptr_);
     ptr_ = nullptr;

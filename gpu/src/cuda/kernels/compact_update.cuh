@@ -2,7 +2,8 @@
 // the blocks' inertia and counts, the means from the kept totals, empty clusters, the largest
 // shift and the drift it grows, convergence, the report and the new centroids' geometry for the
 // next assignment — one block (compactUpdateKernel; compactSmallUpdateKernel for k ≤ 32) or
-// ⌈k/8⌉ blocks for 64 ≤ k ≤ 256 (compactSpreadUpdateKernel); and a shard's half of the reduction.
+// ⌈k/8⌉ + 1 blocks for 64 ≤ k ≤ 256 (compactSpreadUpdateKernel); and a shard's half of the
+// reduction.
 #pragma once
 
 #include <cub/block/block_reduce.cuh>
