@@ -97,7 +97,9 @@ __device__ __forceinline__ void reportUpdate(const CompactArgs<LabelT>& a,
   run->iteration = iteration;
   a.report->searched = total.work.searched;
   a.report->evaluated = total.work.evaluated;
-  finalizeIteration(s, a.report, a.update, iteration);
+  // From the totals in hand: reading back what was just stored had been a global round trip.
+  finalizeIterationFrom(s, a.report, a.update, iteration, total.work.inertia, total.work.changed,
+                        total.shift, total.empty);
 }
 
 /// What one centroid's update reads: its kept totals and its old coordinates (zero past d).

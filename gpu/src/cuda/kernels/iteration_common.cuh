@@ -17,26 +17,37 @@ struct MaxOf {
   }
 };
 
-/// The convergence test and the report (one thread). `iteration` is the 1-based number of the
-/// iteration being reported.
-__device__ __forceinline__ void finalizeIteration(IterationScalars* s, IterationReport* report,
-                                                  const UpdateParams& p, int iteration) {
-  const float shift = __uint_as_float(s->max_shift_bits);
-  const bool converged = passesConvergenceTest(s->changed, p.n, shift, p.scale, p.tolerance);
+/// The convergence test and the report (one thread) from the iteration's inertia, changed
+/// count, largest shift and empty count as given (the caller's own values: no read back of what
+/// it has just written to `s`). `iteration` is the 1-based number of the iteration being
+/// reported.
+__device__ __forceinline__ void finalizeIterationFrom(IterationScalars* s, IterationReport* report,
+                                                      const UpdateParams& p, int iteration,
+                                                      double inertia, unsigned long long changed,
+                                                      float shift, int empty_count) {
+  const bool converged = passesConvergenceTest(changed, p.n, shift, p.scale, p.tolerance);
   s->converged = converged ? 1 : 0;
-  report->inertia = s->inertia;
-  report->changed = s->changed;
+  report->inertia = inertia;
+  report->changed = changed;
   report->max_shift = shift;
-  report->empty_count = s->empty_count;
-  report->converged = s->converged;
+  report->empty_count = empty_count;
+  report->converged = converged ? 1 : 0;
   report->iteration = iteration;
   if (p.reports_searched) {
     report->searched = s->searched;
     report->evaluated = s->evaluated;
   }
-  // No system fence needed: the host reads the mapped report only after an event that follows
-  // the kernel's completion, which makes its writes visible.
 }
+
+/// The same from the scalars the update's blocks accumulated in `s`.
+__device__ __forceinline__ void finalizeIteration(IterationScalars* s, IterationReport* report,
+                                                  const UpdateParams& p, int iteration) {
+  finalizeIterationFrom(s, report, p, iteration, s->inertia, s->changed,
+                        __uint_as_float(s->max_shift_bits), s->empty_count);
+}
+
+// (No system fence is needed after the report: the host reads the mapped report only after an
+// event that follows the kernel's completion, which makes its writes visible.)
 
 /// The drift after an update whose largest shift is `shift`: inflated by kBoundSlack (far above
 /// the float rounding of the shift) and added rounding up, so every increment of the drift is at
