@@ -2,6 +2,7 @@
 set(KMS_CUDA_SOURCES
   src/cuda/chunked_copies.cu
   src/cuda/cuda_engine.cu
+  src/cuda/cuda_engine_iteration.cu
   src/cuda/cuda_engine_history.cu
   src/cuda/cuda_engine_seeding.cu
   src/cuda/cuda_engine_snapshot.cu

@@ -8,10 +8,7 @@ bool ChunkedCopies::reserve(const float* host_points, const std::uint32_t* host_
                             std::size_t n, int d, std::size_t chunk_bytes,
                             std::size_t resident_bytes, std::size_t pending_bytes,
                             cudaStream_t stream) {
-  for (int b = 0; b < 2; ++b) {
-    points_[b].release();
-    counts_[b].release();
-  }
+  releaseCopyBuffers();
   const bool counted = host_counts != nullptr;
   const std::size_t row_bytes = d * sizeof(float) + (counted ? sizeof(std::uint32_t) : 0);
   if (n == 0 || d <= 0 || chunk_bytes == 0) {
@@ -83,11 +80,15 @@ bool ChunkedCopies::keepResident(std::size_t rows, cudaStream_t stream) {
   return true;
 }
 
-void ChunkedCopies::release() noexcept {
+void ChunkedCopies::releaseCopyBuffers() noexcept {
   for (int b = 0; b < 2; ++b) {
     points_[b].release();
     counts_[b].release();
   }
+}
+
+void ChunkedCopies::release() noexcept {
+  releaseCopyBuffers();
   resident_points_.release();
   resident_counts_.release();
   host_points_ = nullptr;

@@ -74,6 +74,7 @@ class ChunkedCopies {
   int bufferOf(std::size_t j) const { return static_cast<int>((j - resident_chunks_) % 2); }
   /// The first `rows` rows copied to the device (false: no memory for them).
   bool keepResident(std::size_t rows, cudaStream_t stream);
+  void releaseCopyBuffers() noexcept;
 
   const float* host_points_ = nullptr;
   const std::uint32_t* host_counts_ = nullptr;

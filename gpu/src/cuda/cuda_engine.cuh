@@ -177,6 +177,10 @@ class CudaEngine final : public Engine {
   }
   void requireInitialized() const;
   void checkFits(std::size_t bytes, const char* what, std::size_t reusable) const;
+  /// Streamed data's chunks on the device (chunked_) give their memory back when `bytes` (with
+  /// `reusable` of this engine's own) would not fit beside them; the iterations then read the
+  /// data in place.
+  void yieldChunksFor(std::size_t bytes, std::size_t reusable);
   /// Whether data of `data_bytes` (n rows) go to the device; false: streamed from host memory.
   /// Throws DeviceError when they fit in neither.
   bool fitsOnDevice(std::size_t data_bytes, std::size_t n) const;

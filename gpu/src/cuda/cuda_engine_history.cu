@@ -14,17 +14,7 @@ void CudaEngine::assign(const std::vector<float>& centred_centroids,
   const int k = validateCentroidCount(centred_centroids.size(), d_);
   // On the compute stream, after any iteration in flight (the points never change).
   const std::size_t bytes = n_ * sizeof(std::int32_t) + centred_centroids.size() * sizeof(float);
-  if (chunked_.bytes() > 0) {
-    // Streamed data's chunks on the device yield their memory if the labels need it; the run
-    // then reads its data in place (its graphs held the chunks' buffers).
-    std::size_t free_bytes = 0, total_bytes = 0;
-    KMS_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-    if (bytes > free_bytes) {
-      compute_.synchronize();
-      graphs_.clear();
-      chunked_.release();
-    }
-  }
+  yieldChunksFor(bytes, 0);  // the run then reads streamed data in place
   checkFits(bytes, "Recomputing the labels", 0);
   DeviceBuffer<float> centroids(centred_centroids.size());
   DeviceBuffer<std::int32_t> out(n_);

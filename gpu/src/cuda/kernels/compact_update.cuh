@@ -81,9 +81,9 @@ __device__ __forceinline__ WorkTotals assignmentPartials(const CompactArgs<Label
 }
 
 /// Thread 0 of the update: the iteration's scalars, the run counters (the drift grown by
-/// `total.drift_shift`), the report and the convergence verdict.
+/// `total.drift_shift`), the report and the convergence verdict (returned).
 template <typename LabelT>
-__device__ __forceinline__ void reportUpdate(const CompactArgs<LabelT>& a,
+__device__ __forceinline__ bool reportUpdate(const CompactArgs<LabelT>& a,
                                              const UpdateTotals& total, int iteration,
                                              double drift) {
   IterationScalars* s = a.scalars;
@@ -98,8 +98,8 @@ __device__ __forceinline__ void reportUpdate(const CompactArgs<LabelT>& a,
   a.report->searched = total.work.searched;
   a.report->evaluated = total.work.evaluated;
   // From the totals in hand: reading back what was just stored had been a global round trip.
-  finalizeIterationFrom(s, a.report, a.update, iteration, total.work.inertia, total.work.changed,
-                        total.shift, total.empty);
+  return finalizeIterationFrom(s, a.report, a.update, iteration, total.work.inertia,
+                               total.work.changed, total.shift, total.empty);
 }
 
 /// What one centroid's update reads: its kept totals and its old coordinates (zero past d).

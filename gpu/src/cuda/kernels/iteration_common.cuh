@@ -20,8 +20,8 @@ struct MaxOf {
 /// The convergence test and the report (one thread) from the iteration's inertia, changed
 /// count, largest shift and empty count as given (the caller's own values: no read back of what
 /// it has just written to `s`). `iteration` is the 1-based number of the iteration being
-/// reported.
-__device__ __forceinline__ void finalizeIterationFrom(IterationScalars* s, IterationReport* report,
+/// reported. Returns the verdict: converged.
+__device__ __forceinline__ bool finalizeIterationFrom(IterationScalars* s, IterationReport* report,
                                                       const UpdateParams& p, int iteration,
                                                       double inertia, unsigned long long changed,
                                                       float shift, int empty_count) {
@@ -37,6 +37,7 @@ __device__ __forceinline__ void finalizeIterationFrom(IterationScalars* s, Itera
     report->searched = s->searched;
     report->evaluated = s->evaluated;
   }
+  return converged;
 }
 
 /// The same from the scalars the update's blocks accumulated in `s`.

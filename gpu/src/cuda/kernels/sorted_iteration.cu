@@ -615,10 +615,7 @@ __device__ void sortedIteration(const SortedArgs& a, IterationShared& sh, bool c
   if (t == 0) {
     UpdateTotals total = mine;
     total.work.changed = static_cast<unsigned long long>(sh.total.w) - (a.runs_in ? sh.same : 0ull);
-    reportUpdate(ca, total, iteration, 0.0);
-    // finalizeIteration's verdict, from the same values (no read back of what it wrote).
-    sh.converged = passesConvergenceTest(total.work.changed, a.update.n, total.shift,
-                                         a.update.scale, a.update.tolerance);
+    sh.converged = reportUpdate(ca, total, iteration, 0.0);
     sh.empty = total.empty;
   }
   // The next iteration of the launch starts from these centroids (read above by this thread
