@@ -4,6 +4,7 @@ set(KMS_CUDA_SOURCES
   src/cuda/cuda_engine.cu
   src/cuda/cuda_engine_iteration.cu
   src/cuda/cuda_engine_history.cu
+  src/cuda/cuda_engine_loop.cu
   src/cuda/cuda_engine_seeding.cu
   src/cuda/cuda_engine_snapshot.cu
   src/cuda/cuda_engine_sorted.cu
@@ -17,6 +18,7 @@ set(KMS_CUDA_SOURCES
   src/cuda/kernels/assign_u16.cu
   src/cuda/kernels/compact_iteration.cu
   src/cuda/kernels/exact_assign.cu
+  src/cuda/kernels/exact_checks.cu
   src/cuda/kernels/init_kernels.cu
   src/cuda/kernels/iteration_kernels.cu
   src/cuda/kernels/sorted_iteration.cu

@@ -161,6 +161,13 @@ std::vector<BenchCase> benchCases(bool quick, const Photo* photo) {
        .streamed = true,
        .in_place = true},
       {"17695 pts, d=9, k=128", "mix-d9", 17695, 9, 128, 0.010, true},
+      {.name = "17695 pts, d=9, k=128, 16 iterations a launch (steps)",
+       .data_key = "mix-d9",
+       .n = 17695,
+       .d = 9,
+       .k = 128,
+       .target_ms = 0.010,
+       .batch = 16},
       {.name = "17695 uniform pts, d=9, k=128, whole runs (mean)",
        .data_key = "uniform-d9",
        .n = 17695,
@@ -222,6 +229,18 @@ std::vector<BenchCase> benchCases(bool quick, const Photo* photo) {
                        : k == 256 ? 0.12
                                   : 0.0,
                        k == 16});
+    // The compact kernels' loop on the device (Engine::steps: 16 iterations in one graph).
+    for (int k : {16, 64, 256})
+      cases.push_back({.name = "real photo " + size + " per pixel, k=" + std::to_string(k) +
+                               ", 16 iterations a launch (steps)",
+                       .data_key = "real-pixels",
+                       .n = n,
+                       .d = 3,
+                       .k = k,
+                       .target_ms = k == 16   ? 0.07
+                                    : k == 64 ? 0.08
+                                              : 0.12,
+                       .batch = 16});
     for (int k : {16, 64, 256})
       cases.push_back({.name = "real photo " + size + " per pixel, k=" + std::to_string(k) +
                                ", row by row (no tiles)",

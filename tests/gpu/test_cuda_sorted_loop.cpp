@@ -15,73 +15,11 @@
 #include <vector>
 
 #include "gpu_test_support.h"
+#include "loop_test_support.h"
 #include "support/compact_data.h"
 
 namespace kms {
 namespace {
-
-void expectSameStats(const IterationStats& a, const IterationStats& b, int it) {
-  EXPECT_EQ(a.iteration, b.iteration) << "iteration " << it;
-  EXPECT_EQ(a.inertia, b.inertia) << "iteration " << it;
-  EXPECT_EQ(a.changed, b.changed) << "iteration " << it;
-  EXPECT_EQ(a.max_shift, b.max_shift) << "iteration " << it;
-  EXPECT_EQ(a.empty_clusters, b.empty_clusters) << "iteration " << it;
-  EXPECT_EQ(a.converged, b.converged) << "iteration " << it;
-  EXPECT_EQ(a.rows_searched, b.rows_searched) << "iteration " << it;
-}
-
-/// Runs `config` on three engines over `view`: the CUDA engine through
-/// steps() in batches of `batches` (cycled), the CUDA engine step() by step(), and the CPU. Checks
-/// every iteration's stats (the two CUDA runs bit for bit, the CPU's changed counts and empty
-/// clusters) and the final labels and centroids of all three. Returns the batched run's stats.
-std::vector<IterationStats> expectLoopIsStepByStep(const DataView& view, KMeansConfig config,
-                                                   const std::vector<int>& batches) {
-  auto loop = createEngine(BackendKind::Cuda).engine;
-  auto stepped = createEngine(BackendKind::Cuda).engine;
-  auto cpu = createCpuEngine(0);
-  for (Engine* e : {loop.get(), stepped.get(), static_cast<Engine*>(cpu.get())}) {
-    e->setData(view);
-    e->initialize(config);
-  }
-  std::vector<IterationStats> batched;
-  for (std::size_t b = 0; !loop->finished(); ++b) {
-    const int want = batches[b % batches.size()];
-    const std::size_t before = batched.size();
-    EXPECT_EQ(loop->stepsPerCall(), 64);
-    const int ran = loop->steps(want, batched);
-    EXPECT_GE(ran, 1);
-    EXPECT_LE(ran, want);
-    EXPECT_EQ(batched.size(), before + static_cast<std::size_t>(ran));
-    EXPECT_EQ(loop->iteration(), static_cast<int>(batched.size()));
-    // One launch: every iteration of the call has the same share of its time (step() by step()
-    // would time each iteration apart); a re-seed after the last adds to that one only.
-    for (std::size_t i = before + 1; i + 1 < batched.size(); ++i)
-      EXPECT_EQ(batched[i].ms.assign_ms, batched[before].ms.assign_ms)
-          << "not one launch: iteration " << batched[i].iteration;
-    if (ran == 0 || ::testing::Test::HasFailure()) break;
-  }
-  EXPECT_EQ(loop->steps(5, batched), 0) << "a finished run takes no more steps";
-  for (std::size_t i = 0; i < batched.size() && !::testing::Test::HasFailure(); ++i) {
-    const int it = static_cast<int>(i) + 1;
-    const IterationStats s = stepped->step();
-    const IterationStats c = cpu->step();
-    expectSameStats(batched[i], s, it);
-    EXPECT_EQ(batched[i].changed, c.changed) << "iteration " << it;
-    EXPECT_EQ(batched[i].empty_clusters, c.empty_clusters) << "iteration " << it;
-  }
-  EXPECT_TRUE(stepped->finished());
-  EXPECT_EQ(loop->converged(), stepped->converged());
-  Snapshot a, b, c;
-  loop->snapshot(a);
-  stepped->snapshot(b);
-  cpu->snapshot(c);
-  EXPECT_EQ(a.iteration, b.iteration);
-  EXPECT_EQ(a.labels, b.labels);
-  EXPECT_EQ(a.centroids, b.centroids);
-  EXPECT_EQ(a.labels, c.labels);
-  EXPECT_EQ(a.centroids, c.centroids);
-  return batched;
-}
 
 /// Values whose middle cluster empties in the
 /// second iteration from the start `config` gives: 100 points at 0, 100 at 10, one at 2 and one
@@ -114,7 +52,7 @@ void expectMidLaunchEmptying(const DataView& view, KMeansConfig config, EmptyClu
     EXPECT_EQ(ran, 2) << "the launch must end where the cluster emptied";
   else
     EXPECT_GT(ran, 2);
-  const auto stats = expectLoopIsStepByStep(view, config, {64});
+  const auto stats = test::expectLoopIsStepByStep(view, config, {64});
   ASSERT_GE(stats.size(), 2u);
   EXPECT_EQ(stats[1].empty_clusters, 1);
 }
@@ -127,7 +65,8 @@ TEST(SortedRunsLoop, UniformDataInBatchesOfSeveralSizes) {
   config.seed = 3;
   config.tolerance = 0;
   config.max_iterations = 90;
-  const auto stats = expectLoopIsStepByStep(DataView{x.data(), x.size(), 1}, config, {7, 64, 2});
+  const auto stats =
+      test::expectLoopIsStepByStep(DataView{x.data(), x.size(), 1}, config, {7, 64, 2});
   EXPECT_EQ(stats.front().rows_searched, -1) << "not the sorted runs";
 }
 
@@ -139,13 +78,13 @@ TEST(SortedRunsLoop, StopsAtConvergenceLikeStepByStep) {
   config.seed = 8;
   config.init = InitMethod::KMeansPlusPlus;
   config.max_iterations = 500;  // converges long before
-  const auto stats = expectLoopIsStepByStep(DataView{x.data(), x.size(), 1}, config, {64});
+  const auto stats = test::expectLoopIsStepByStep(DataView{x.data(), x.size(), 1}, config, {64});
   ASSERT_FALSE(stats.empty());
   EXPECT_TRUE(stats.back().converged);
   EXPECT_LT(stats.size(), 500u);
 }
 
-TEST(SortedRunsLoop, OnlyTheSortedRunsWithoutHostWorkLoopOnTheDevice) {
+TEST(SortedRunsLoop, OnlyRunsWithoutHostWorkLoopOnTheDevice) {
   KMS_REQUIRE_CUDA();
   const auto x = test::uniformPoints(20000, 1, 3);
   KMeansConfig config;
@@ -160,9 +99,9 @@ TEST(SortedRunsLoop, OnlyTheSortedRunsWithoutHostWorkLoopOnTheDevice) {
   gpu->initialize(config);
   EXPECT_EQ(gpu->stepsPerCall(), 1);
   config.keep_history = false;
-  config.k = 33;  // the compact kernels
+  config.k = 33;  // the compact kernels: their own loop, a graph of 16 iterations
   gpu->initialize(config);
-  EXPECT_EQ(gpu->stepsPerCall(), 1);
+  EXPECT_EQ(gpu->stepsPerCall(), 16);
   EXPECT_EQ(test::cpuEngineOn(x, 1)->stepsPerCall(), 1);
 }
 
@@ -195,7 +134,8 @@ TEST(SortedRunsLoop, EmptyClustersEndTheLaunchAndAreReseeded) {
   config.max_iterations = 40;
   for (auto policy : {EmptyClusterPolicy::ReseedFarthest, EmptyClusterPolicy::KeepCentroid}) {
     config.empty_clusters = policy;
-    const auto stats = expectLoopIsStepByStep(DataView{x.data(), x.size(), 1}, config, {64, 3});
+    const auto stats =
+        test::expectLoopIsStepByStep(DataView{x.data(), x.size(), 1}, config, {64, 3});
     ASSERT_FALSE(stats.empty());
     EXPECT_GT(stats.front().empty_clusters, 0);
   }
@@ -223,7 +163,7 @@ TEST(SortedRunsLoop, NearlyEqualCentroidsAndCountedValues) {
   KMeansConfig config = test::givenCentroids({up, one, 7.0f, up2}, 4);
   config.tolerance = 0;
   config.max_iterations = 12;
-  expectLoopIsStepByStep(DataView{x.data(), x.size(), 1}, config, {5});
+  test::expectLoopIsStepByStep(DataView{x.data(), x.size(), 1}, config, {5});
 
   const test::CompactData data = test::compactOf(test::levelPoints(300000, 1, 2000, 23), 1);
   KMeansConfig counted;
@@ -231,7 +171,7 @@ TEST(SortedRunsLoop, NearlyEqualCentroidsAndCountedValues) {
   counted.seed = 12;
   counted.tolerance = 0;
   counted.max_iterations = 30;
-  expectLoopIsStepByStep(data.view(), counted, {64});
+  test::expectLoopIsStepByStep(data.view(), counted, {64});
 }
 
 TEST(SortedRunsLoop, ARequestedCaptureIsTakenAndTheRunGoesOn) {
@@ -301,7 +241,7 @@ TEST(SortedRunsLoop, PastConvergenceWithTheBenchmarksOption) {
     return s.converged;
   })) << "the first launch must have gone on past convergence";
   for (int i = 0; i < 90; ++i)
-    expectSameStats(stats[i], stepped->step(), i + 1);
+    test::expectSameStats(stats[i], stepped->step(), i + 1);
   Snapshot a, b;
   loop->snapshot(a);
   stepped->snapshot(b);

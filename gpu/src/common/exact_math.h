@@ -85,4 +85,52 @@ KMS_HD float meanFromSums(std::int64_t sum_q, int coord_exp, std::int64_t sum_w,
 #endif
 }
 
+/// meanFromSums for every coordinate of one cluster: the divisor (its weight, sum_w ·
+/// 2^−weight_exp) taken once. On the device each quotient comes from the divisor's correctly
+/// rounded reciprocal y = RN(1/b) instead of a division of its own (a division is a subroutine
+/// with a branch; the d of them in a row had been most of the compact update's chain): q₀ =
+/// RN(a·y) is within 1.5 ulp of a/b; one correction q₁ = RN(q₀ + RN(a − b·q₀)·y) brings it
+/// within one ulp (its error is 0.5 ulp plus terms of order 2⁻⁵³ ulp); a second, with the
+/// remainder a − b·q₁ exact in an FMA, gives RN(a/b) by Markstein's theorem (y within half an ulp
+/// of 1/b, q₁ within one ulp of a/b; no operand or remainder near double's underflow or
+/// overflow: the sums are integers below 2⁶³ and the fixed-point exponents keep every mean within
+/// float's range, hundreds of binades inside double's). So the
+/// double is a / b exactly as meanFromSums and the CPU round it, then rounded once to float;
+/// tests/gpu/test_cuda_division.cpp checks it against the device's IEEE division on random and
+/// adversarial quotients.
+struct MeanDivisor {
+  double den = 1.0;
+#if defined(__CUDA_ARCH__)
+  double inv = 1.0;
+#endif
+  KMS_HD explicit MeanDivisor(std::int64_t sum_w, int weight_exp) {
+#if defined(__CUDA_ARCH__)
+    den = __dmul_rn(__ll2double_rn(sum_w), __longlong_as_double((1023LL - weight_exp) << 52));
+    inv = __drcp_rn(den);
+#else
+    den = static_cast<double>(sum_w) * std::ldexp(1.0, -weight_exp);
+#endif
+  }
+  /// The double quotient num / den, rounded as IEEE division rounds it.
+  KMS_HD double quotient(double num) const {
+#if defined(__CUDA_ARCH__)
+    const double q0 = __dmul_rn(num, inv);
+    const double q1 = __fma_rn(__fma_rn(-den, q0, num), inv, q0);
+    return __fma_rn(__fma_rn(-den, q1, num), inv, q1);
+#else
+    return num / den;
+#endif
+  }
+  /// meanFromSums(sum_q, coord_exp, sum_w, weight_exp), bit for bit.
+  KMS_HD float mean(std::int64_t sum_q, int coord_exp) const {
+#if defined(__CUDA_ARCH__)
+    const double num =
+        __dmul_rn(__ll2double_rn(sum_q), __longlong_as_double((1023LL - coord_exp) << 52));
+    return __double2float_rn(quotient(num));
+#else
+    return static_cast<float>(quotient(static_cast<double>(sum_q) * std::ldexp(1.0, -coord_exp)));
+#endif
+  }
+};
+
 }  // namespace kms::exact

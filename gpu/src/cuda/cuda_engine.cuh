@@ -48,8 +48,9 @@ class CudaEngine final : public Engine {
   void setData(const DataView& data) override;
   void initialize(const KMeansConfig& config) override;
   IterationStats step() override;
-  /// Sorted runs: up to kSortedLoopMax iterations in one launch (cuda_engine_sorted.cu);
-  /// otherwise step() by step().
+  /// Several iterations in one launch (cuda_engine_loop.cu): up to kSortedLoopMax over sorted
+  /// runs, kCompactLoopSteps of the compact kernels (tiles included); otherwise step() by
+  /// step().
   int steps(int max_steps, std::vector<IterationStats>& out) override;
   int stepsPerCall() const override;
   void snapshot(Snapshot& out) override;
@@ -104,8 +105,19 @@ class CudaEngine final : public Engine {
   /// otherwise from the step's events.
   IterationStats finishStep(const PendingStep& step, const IterationReport& report,
                             double span_ms = -1.0);
-  /// steps() runs on the device now (the sorted runs, nothing the host must do in between).
+  /// steps() runs on the device now (the sorted runs or the compact kernels, nothing the host
+  /// must do in between).
   bool loopsOnDevice() const;
+  /// The compact kernels' iterations a launch of steps() runs: captured back to back into one
+  /// graph, each later one doing nothing once an earlier one converged or left a cluster empty
+  /// (LoopStep).
+  static constexpr int kCompactLoopSteps = 16;
+  /// steps(): `count` iterations over sorted runs in one kernel, with the events around it.
+  void launchSortedLoop(int count, bool stop_on_empty, bool stop_on_converged);
+  /// steps(): kCompactLoopSteps compact iterations in one graph (captured once per arrangement).
+  void launchCompactLoop(bool stop_on_empty, bool stop_on_converged);
+  template <typename LabelT>
+  void enqueueCompactLoop(bool stop_on_empty, bool stop_on_converged);
 
   /// setData; with `summary` (the whole data's, when this engine holds one shard) the data are
   /// not summarised again.
@@ -265,9 +277,11 @@ class CudaEngine final : public Engine {
   DeviceBuffer<RunCounters> counters_;
   PinnedBuffer<IterationReport> report_;
   IterationReport* report_device_ = nullptr;
-  /// steps() over sorted runs: a report per iteration of the launch and how many ran (mapped).
+  /// steps(): a report per iteration of the launch and how many ran (mapped), and the compact
+  /// loop's stop mark (LoopStep::stop).
   PinnedBuffer<IterationReport> loop_reports_;
   PinnedBuffer<int> loop_done_;
+  DeviceBuffer<int> loop_stop_;
   /// Iteration graphs by buffer arrangement (cur, in_half, out_half); cleared when buffers change.
   std::map<int, GraphExec> graphs_;
   DeviceBuffer<unsigned char> empty_flags_;

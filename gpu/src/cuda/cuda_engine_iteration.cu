@@ -1,6 +1,7 @@
 // CudaEngine: one iteration's work on the compute stream, captured into a graph per buffer
 // arrangement (launchPart) — the compact, wide and assignment kernels' iterations, streamed data
-// assigned chunk by chunk (assignByChunks), and the centroid geometry the bounds prune with.
+// assigned chunk by chunk (assignByChunks), the compact kernels' iterations back to back in one
+// graph for steps() (launchCompactLoop), and the centroid geometry the bounds prune with.
 #include "common/exact_math.h"
 #include "cuda/cuda_engine.cuh"
 #include "cuda/kernels/assign_launch.cuh"
@@ -92,7 +93,8 @@ void CudaEngine::enqueueCompactIteration(int cur, int in_half, int out_half, Par
     case Part::kWhole:
       iteration_start_.recordInGraph(s);
       assignByChunks(a, assign);
-      launchCompactUpdate<LabelT>(a, s);
+      // The update's launch overlaps the assignment's end (streamed chunks end on an event).
+      launchCompactUpdate<LabelT>(a, s, /*after_kernel=*/!chunked_.active());
       // Two kernels do every stage; it all counts as assignment (finishStep reads only these
       // two events for a whole compact iteration: each event recorded in a graph costs about a
       // microsecond).
@@ -112,6 +114,50 @@ void CudaEngine::enqueueCompactIteration(int cur, int in_half, int out_half, Par
       after_update_.recordInGraph(s);
       break;
   }
+}
+
+template <typename LabelT>
+void CudaEngine::enqueueCompactLoop(bool stop_on_empty, bool stop_on_converged) {
+  const cudaStream_t s = compute_.get();
+  iteration_start_.recordInGraph(s);
+  for (int j = 0; j < kCompactLoopSteps; ++j) {
+    // Iteration j assigns with centroids_[cur_ ^ (j & 1)] and updates the other, as step()
+    // would; labels stay in the latest half (no capture runs in a loop), and the run's first
+    // iteration has none to read.
+    const int in_half = j == 0 && first_iteration_ ? -1 : latest_;
+    CompactArgs<LabelT> a = compactArgs<LabelT>(cur_ ^ (j & 1), in_half, latest_);
+    a.report = loop_reports_.device() + j;
+    a.loop = LoopStep{loop_stop_.get(), loop_done_.device(), j, stop_on_empty, stop_on_converged};
+    // Each kernel after the first launches as the programmatic dependent of the one before.
+    launchCompactAssign<LabelT>(plan_, a, s, /*after_kernel=*/j > 0);
+    launchCompactUpdate<LabelT>(a, s, /*after_kernel=*/true);
+  }
+  after_update_.recordInGraph(s);
+}
+
+void CudaEngine::launchCompactLoop(bool stop_on_empty, bool stop_on_converged) {
+  // Keys past step()'s (launchPart's are below 36): one graph per arrangement, for the run's
+  // first iteration or a later one, and stop rule.
+  const int key =
+      64 +
+      (((cur_ * 2 + latest_) * 2 + (first_iteration_ ? 1 : 0)) * 2 + (stop_on_empty ? 1 : 0)) * 2 +
+      (stop_on_converged ? 1 : 0);
+  auto graph = graphs_.find(key);
+  if (graph == graphs_.end()) {
+    if (loop_stop_.size() == 0) loop_stop_.resize(1);
+    graph = graphs_
+                .emplace(key, GraphExec::capture(compute_.get(),
+                                                 [&] {
+                                                   if (labelBytes() == 1)
+                                                     enqueueCompactLoop<std::uint8_t>(
+                                                         stop_on_empty, stop_on_converged);
+                                                   else
+                                                     enqueueCompactLoop<std::uint16_t>(
+                                                         stop_on_empty, stop_on_converged);
+                                                 }))
+                .first;
+  }
+  graph->second.launch(compute_.get());
 }
 
 template <typename LabelT>

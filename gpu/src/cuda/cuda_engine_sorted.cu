@@ -68,34 +68,7 @@ void CudaEngine::enqueueSortedIteration(int cur, int in_half) {
   after_update_.recordInGraph(s);
 }
 
-bool CudaEngine::loopsOnDevice() const {
-  // Not where the host acts between iterations: a capture, the history's centroids, a test's
-  // trap.
-  return plan_.sorted && !snapshot_requested_ && !config_.keep_history && fault_at_iteration_ == 0;
-}
-
-int CudaEngine::stepsPerCall() const {
-  return loopsOnDevice() ? kSortedLoopMax : 1;
-}
-
-int CudaEngine::steps(int max_steps, std::vector<IterationStats>& out) {
-  activate();
-  requireInitialized();
-  const int count = std::min({max_steps, config_.max_iterations - iteration_, kSortedLoopMax});
-  const bool past = steps_past_convergence_;  // benchmarks: on past convergence, as step() goes
-  const bool over = past ? iteration_ >= config_.max_iterations : finished();
-  if (!loopsOnDevice() || count < 2 || over) {
-    if (!past) return Engine::steps(max_steps, out);
-    int ran = 0;
-    for (; ran < max_steps && iteration_ < config_.max_iterations; ++ran)
-      out.push_back(step());
-    return ran;
-  }
-  if (loop_reports_.size() == 0) {
-    loop_reports_.resize(kSortedLoopMax, /*mapped=*/true);
-    loop_done_.resize(1, /*mapped=*/true);
-  }
-  const double copy_ms = pollCopy();
+void CudaEngine::launchSortedLoop(int count, bool stop_on_empty, bool stop_on_converged) {
   const int in_half = first_iteration_ ? -1 : latest_;
   SortedLoop loop;
   loop.count = count;
@@ -107,34 +80,12 @@ int CudaEngine::steps(int max_steps, std::vector<IterationStats>& out) {
   }
   loop.reports = loop_reports_.device();
   loop.done = loop_done_.device();
-  loop.stop_on_empty = config_.empty_clusters == EmptyClusterPolicy::ReseedFarthest;
-  loop.stop_on_converged = !past;
-  *loop_done_.get() = 0;
+  loop.stop_on_empty = stop_on_empty;
+  loop.stop_on_converged = stop_on_converged;
   const cudaStream_t s = compute_.get();
   iteration_start_.record(s);
   launchSortedIterations(sortedArgs(cur_, in_half), loop, s);
   after_update_.record(s);
-  after_update_.synchronize();
-  const double launch_ms = after_update_.msSince(iteration_start_);
-  const int done = *loop_done_.get();
-  if (done < 1 || done > count)
-    throw DeviceError("internal error: the sorted-runs loop reported " + std::to_string(done) +
-                      " iterations of " + std::to_string(count));
-  for (int i = 0; i < done; ++i) {
-    IterationReport report = checkedReport(loop_reports_.get()[i]);
-    const PendingStep p = beginStep(false, i == 0 ? copy_ms : 0.0);
-    double ms = launch_ms / done;                        // each iteration's share of the launch
-    if (report.empty_count > 0 && loop.stop_on_empty) {  // the loop's last iteration
-      // The re-seed re-reports in step()'s slot from the scalars; what only the iteration
-      // writes there must be as step() leaves it.
-      *report_.get() = report;
-      reseedHere(p, report.empty_count);
-      report = readReport();
-      ms += after_update_.msSince(iteration_start_) - launch_ms;  // the re-seed in full
-    }
-    out.push_back(finishStep(p, report, ms));
-  }
-  return done;
 }
 
 void CudaEngine::writeSortedLabels(int cur, int half) {

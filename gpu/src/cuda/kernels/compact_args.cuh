@@ -42,6 +42,57 @@ __host__ __device__ constexpr bool compactExactDim(int D) {
   return D <= 4;
 }
 
+/// Programmatic dependent launch (sm_90; launchCompactAssign's and launchCompactUpdate's
+/// `after_kernel`): a kernel may be launched while the kernel before it in the stream still
+/// runs, and waits here — at its start, before it reads anything — until that kernel has ended
+/// and its writes are visible. Its launch (blocks placed, parameters and code loaded) then
+/// overlaps the kernel before instead of following it. A no-op for a kernel launched the
+/// ordinary way.
+__device__ __forceinline__ void waitForPriorKernel() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+/// Lets the next kernel of the stream launch now (if it was launched with `after_kernel`): its
+/// blocks take free room on the multiprocessors and wait in waitForPriorKernel.
+__device__ __forceinline__ void letNextKernelLaunch() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
+
+/// An iteration's place in a launch of several (CudaEngine::steps: the iterations captured back
+/// to back in one graph, the loop kept on the device). Its kernels do nothing once an earlier
+/// iteration of the launch ended it: the update that converges (with stop_on_converged) or leaves
+/// a cluster empty (with stop_on_empty) writes its place + 1 into `stop`, and every kernel of a
+/// later place reads it before it writes anything. The launch's first assignment zeroes `stop`
+/// (no kernel of place 0 reads it, and the update of place j never skips for its own mark: a
+/// block may read it after the reporting block wrote it).
+struct LoopStep {
+  int* stop = nullptr;  ///< device word; null: not in a launch of several (step())
+  int* done = nullptr;  ///< mapped host word: the launch's iterations reported so far
+  int index = 0;        ///< this iteration's place in the launch, from 0
+  bool stop_on_empty = false;
+  bool stop_on_converged = true;
+  /// Whether an earlier iteration of the launch ended it (a volatile load: the word is written
+  /// by an earlier kernel of the same graph; issue it early, test it late).
+  __device__ __forceinline__ int stopMark() const {
+    return stop != nullptr && index > 0 ? *static_cast<volatile int*>(stop) : 0;
+  }
+  __device__ __forceinline__ bool ended(int mark) const { return mark != 0 && mark <= index; }
+  /// The launch's first assignment (one thread) clears the last launch's mark.
+  __device__ __forceinline__ void clearMark() const {
+    if (stop != nullptr && index == 0 && blockIdx.x == 0 && threadIdx.x == 0) *stop = 0;
+  }
+  /// The update's reporting thread, after the report: the iterations reported, and the mark
+  /// when this iteration ends the launch.
+  __device__ __forceinline__ void reported(bool converged, int empty_count) const {
+    if (stop == nullptr) return;
+    *done = index + 1;
+    if ((converged && stop_on_converged) || (empty_count > 0 && stop_on_empty)) *stop = index + 1;
+  }
+};
+
 /// Everything one iteration of compact data reads and writes (device pointers).
 template <typename LabelT>
 struct CompactArgs {
@@ -97,6 +148,7 @@ struct CompactArgs {
   /// The grid of the tiles' inertia: 2^inertia_exp, chosen so that the largest possible inertia
   /// (every weight times the data's squared diameter) is below 2^120 units.
   int inertia_exp = 0;
+  LoopStep loop;  ///< several iterations in one launch (steps()); default: step()
 };
 
 }  // namespace kms::cuda

@@ -1,6 +1,7 @@
 #include "cuda/kernels/compact_iteration.cuh"
 
 #include <algorithm>
+#include <utility>
 
 #include "cuda/cuda_check.cuh"
 #include "cuda/kernels/compact_kernel.cuh"
@@ -56,6 +57,25 @@ auto compactAssignFor(const AssignPlan& plan) {
   if constexpr (hasSmallRowsKernel(D, sizeof(LabelT)))
     if (plan.small_rows) return compactAssignKernel<D, LabelT, 1>;
   return compactAssignKernel<D, LabelT>;
+}
+
+/// Launches `kernel`; with `after_kernel`, as a programmatic dependent launch of the kernel
+/// before it in the stream (waitForPriorKernel), which stream capture records as a programmatic
+/// edge of the graph.
+template <typename... Params, typename... Args>
+void launchCompactKernel(void (*kernel)(Params...), int blocks, std::size_t shared_bytes,
+                         cudaStream_t stream, bool after_kernel, Args&&... args) {
+  cudaLaunchAttribute programmatic[1];
+  programmatic[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  programmatic[0].val.programmaticStreamSerializationAllowed = 1;
+  cudaLaunchConfig_t config{};
+  config.gridDim = dim3(static_cast<unsigned>(blocks));
+  config.blockDim = dim3(kCompactThreads);
+  config.dynamicSmemBytes = shared_bytes;
+  config.stream = stream;
+  config.attrs = programmatic;
+  config.numAttrs = after_kernel ? 1 : 0;
+  KMS_CUDA_CHECK(cudaLaunchKernelEx(&config, kernel, std::forward<Args>(args)...));
 }
 
 }  // namespace
@@ -118,26 +138,25 @@ void launchGeometry(const CompactArgs<LabelT>& args, const float* centroids, cud
 }  // namespace
 
 template <typename LabelT>
-void launchCompactUpdate(const CompactArgs<LabelT>& args, cudaStream_t stream) {
+void launchCompactUpdate(const CompactArgs<LabelT>& args, cudaStream_t stream, bool after_kernel) {
   withCompactDim(args.d, [&]<int D>() {
-    if (smallUpdate(args.k)) {
-      compactSmallUpdateKernel<D, LabelT><<<1, kCompactThreads, 0, stream>>>(args);
-    } else if (spreadsGeometry(args.k)) {
-      compactSpreadUpdateKernel<D, LabelT>
-          <<<spreadUpdateBlocks(args.k), kCompactThreads, 0, stream>>>(args);
-    } else {
-      compactUpdateKernel<D, LabelT><<<1, kCompactThreads, 0, stream>>>(args);
-    }
+    if (smallUpdate(args.k))
+      launchCompactKernel(compactSmallUpdateKernel<D, LabelT>, 1, 0, stream, after_kernel, args);
+    else if (spreadsGeometry(args.k))
+      launchCompactKernel(compactSpreadUpdateKernel<D, LabelT>, spreadUpdateBlocks(args.k), 0,
+                          stream, after_kernel, args);
+    else
+      launchCompactKernel(compactUpdateKernel<D, LabelT>, 1, 0, stream, after_kernel, args);
   });
   KMS_CHECK_LAUNCH();
 }
 
 template <typename LabelT>
 void launchCompactAssign(const AssignPlan& plan, const CompactArgs<LabelT>& args,
-                         cudaStream_t stream) {
+                         cudaStream_t stream, bool after_kernel) {
   withCompactDim(args.d, [&]<int D>() {
-    compactAssignFor<D, LabelT>(plan)<<<plan.blocks, kCompactThreads, plan.shared_bytes, stream>>>(
-        args);
+    launchCompactKernel(compactAssignFor<D, LabelT>(plan), plan.blocks, plan.shared_bytes, stream,
+                        after_kernel, args);
   });
   KMS_CHECK_LAUNCH();
 }
@@ -159,15 +178,18 @@ template AssignPlan planCompact<std::uint8_t>(std::size_t, int, int, std::size_t
 template AssignPlan planCompact<std::uint16_t>(std::size_t, int, int, std::size_t,
                                                const DeviceLimits&);
 template void launchCompactAssign<std::uint8_t>(const AssignPlan&, const CompactArgs<std::uint8_t>&,
-                                                cudaStream_t);
+                                                cudaStream_t, bool);
 template void launchCompactAssign<std::uint16_t>(const AssignPlan&,
-                                                 const CompactArgs<std::uint16_t>&, cudaStream_t);
+                                                 const CompactArgs<std::uint16_t>&, cudaStream_t,
+                                                 bool);
 template void launchCompactShardScalars<std::uint8_t>(const CompactArgs<std::uint8_t>&,
                                                       cudaStream_t);
 template void launchCompactShardScalars<std::uint16_t>(const CompactArgs<std::uint16_t>&,
                                                        cudaStream_t);
-template void launchCompactUpdate<std::uint8_t>(const CompactArgs<std::uint8_t>&, cudaStream_t);
-template void launchCompactUpdate<std::uint16_t>(const CompactArgs<std::uint16_t>&, cudaStream_t);
+template void launchCompactUpdate<std::uint8_t>(const CompactArgs<std::uint8_t>&, cudaStream_t,
+                                                bool);
+template void launchCompactUpdate<std::uint16_t>(const CompactArgs<std::uint16_t>&, cudaStream_t,
+                                                 bool);
 template void launchCompactGeometry<std::uint8_t>(const CompactArgs<std::uint8_t>&, const float*,
                                                   cudaStream_t);
 template void launchCompactGeometry<std::uint16_t>(const CompactArgs<std::uint16_t>&, const float*,

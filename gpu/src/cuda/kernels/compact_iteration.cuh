@@ -32,14 +32,17 @@ AssignPlan planCompact(std::size_t n, int d, int k, std::size_t tiles, const Dev
 /// over args.n rows — the data's, or one chunk's of streamed data, with the row arrays shifted
 /// to the chunk — on plan.blocks blocks, which leave their results in args.block_* [0,
 /// plan.blocks); the reduction and the update sum args.blocks of them (every chunk's). All
-/// check their launches.
+/// check their launches. `after_kernel`: the operation before in the stream is a kernel, and this
+/// one is launched as its programmatic dependent (waitForPriorKernel, compact_args.cuh), its
+/// launch overlapping that kernel's end.
 template <typename LabelT>
 void launchCompactAssign(const AssignPlan& plan, const CompactArgs<LabelT>& args,
-                         cudaStream_t stream);
+                         cudaStream_t stream, bool after_kernel = false);
 /// The update from args.update_totals (and on a shard the all-reduced args.scalars,
 /// args.scalars_reduced).
 template <typename LabelT>
-void launchCompactUpdate(const CompactArgs<LabelT>& args, cudaStream_t stream);
+void launchCompactUpdate(const CompactArgs<LabelT>& args, cudaStream_t stream,
+                         bool after_kernel = false);
 /// A shard's reduction of its blocks' scalars into args.scalars, for the all-reduce.
 template <typename LabelT>
 void launchCompactShardScalars(const CompactArgs<LabelT>& args, cudaStream_t stream);

@@ -412,6 +412,9 @@ __global__ void __launch_bounds__(kCompactThreads) compactAssignKernel(CompactAr
   __shared__ int queued;
   const bool first = a.labels_in == nullptr;
 
+  waitForPriorKernel();
+  letNextKernelLaunch();
+  const int loop_mark = a.loop.stopMark();  // tested after the set-up, which it overlaps
   // The first batch's loads go out before the block sets up, and overlap with it.
   const std::size_t batch = static_cast<std::size_t>(kCompactThreads) * P;
   const std::size_t stride = static_cast<std::size_t>(gridDim.x) * batch;
@@ -424,6 +427,8 @@ __global__ void __launch_bounds__(kCompactThreads) compactAssignKernel(CompactAr
 
   if (threadIdx.x == 0) queued = 0;
   const CompactBlock block = setUpCompactBlock<D>(a, d, shared_raw, scale);  // syncs
+  if (a.loop.ended(loop_mark)) return;  // an earlier iteration of the launch ended it
+  a.loop.clearMark();
 
   double inertia = 0.0;
   unsigned long long changed = 0;

@@ -98,8 +98,10 @@ __device__ __forceinline__ bool reportUpdate(const CompactArgs<LabelT>& a,
   a.report->searched = total.work.searched;
   a.report->evaluated = total.work.evaluated;
   // From the totals in hand: reading back what was just stored had been a global round trip.
-  return finalizeIterationFrom(s, a.report, a.update, iteration, total.work.inertia,
-                               total.work.changed, total.shift, total.empty);
+  const bool converged = finalizeIterationFrom(s, a.report, a.update, iteration, total.work.inertia,
+                                               total.work.changed, total.shift, total.empty);
+  a.loop.reported(converged, total.empty);
+  return converged;
 }
 
 /// What one centroid's update reads: its kept totals and its old coordinates (zero past d).
@@ -156,11 +158,11 @@ __device__ __forceinline__ CentroidUpdate<D> updateCentroid(const CompactArgs<La
   // exact::squaredDistance and shiftBound, unrolled over D (their loops over a runtime d kept
   // both arrays in local memory).
   float own2 = 0.0f, largest = 0.0f;
+  const exact::MeanDivisor divisor(in.weight == 0 ? 1 : in.weight, 0);  // meanFromSums' divisor
 #pragma unroll
   for (int c = 0; c < D; ++c) {
-    u.fresh[c] = in.weight == 0
-                     ? in.old[c]
-                     : (c < d ? exact::meanFromSums(in.sums[c], exponent[c], in.weight, 0) : 0.0f);
+    u.fresh[c] =
+        in.weight == 0 ? in.old[c] : (c < d ? divisor.mean(in.sums[c], exponent[c]) : 0.0f);
     if (c < d) {
       const float diff = exact::sub(u.fresh[c], in.old[c]);
       own2 = exact::add(own2, exact::mul(diff, diff));
@@ -191,8 +193,12 @@ __global__ void __launch_bounds__(kCompactThreads) compactUpdateKernel(CompactAr
   const int d = a.d, k = a.k;
   // Thread 0's run counters load now, not after the reduction, where every thread would wait at
   // the barrier for the round trip.
+  waitForPriorKernel();
+  letNextKernelLaunch();
+  const int loop_mark = a.loop.stopMark();
   const int iteration = threadIdx.x == 0 ? a.update.counters->iteration + 1 : 0;
   const double drift = threadIdx.x == 0 ? a.update.counters->drift : 0.0;
+  if (a.loop.ended(loop_mark)) return;  // an earlier iteration of the launch ended it
   UpdateTotals mine;
   mine.work = assignmentPartials(a);
   int exponent[D];
@@ -243,6 +249,9 @@ __global__ void __launch_bounds__(kCompactThreads) compactSmallUpdateKernel(Comp
   const int k = a.k;
   const int lane = static_cast<int>(threadIdx.x) & 31;
   const bool mine_centroid = threadIdx.x < 32 && lane < k;
+  waitForPriorKernel();
+  letNextKernelLaunch();
+  const int loop_mark = a.loop.stopMark();
   int iteration = 0;
   double drift = 0.0;
   if (threadIdx.x == 0) {
@@ -253,6 +262,7 @@ __global__ void __launch_bounds__(kCompactThreads) compactSmallUpdateKernel(Comp
   loadExponents(a, exponent);
   CentroidInputs<D> in{};
   if (mine_centroid) in = loadCentroid<D>(a, lane);
+  if (a.loop.ended(loop_mark)) return;  // an earlier iteration of the launch ended it
   UpdateTotals total;
   total.work = blockSumWork(assignmentPartials(a));  // its barrier
   if (threadIdx.x >= 32) return;
@@ -316,12 +326,16 @@ __global__ void __launch_bounds__(kCompactThreads)
   const int k = a.k;
   const int j = static_cast<int>(threadIdx.x);
   const bool reports = blockIdx.x == gridDim.x - 1;
+  waitForPriorKernel();
+  letNextKernelLaunch();
+  const int loop_mark = a.loop.stopMark();
   int exponent[D];
   loadExponents(a, exponent);
   // The centroid's inputs load first: the reporting block's later stores (the tile kernel's
   // state, the counters) would otherwise keep them behind its other loads.
   CentroidInputs<D> in;
   if (j < k) in = loadCentroid<D>(a, j);
+  if (a.loop.ended(loop_mark)) return;  // an earlier iteration of the launch ended it
   if (reports) {
     int iteration = 0;
     double drift = 0.0;

@@ -358,6 +358,9 @@ __global__ void __launch_bounds__(kCompactThreads, 3) tileAssignKernel(CompactAr
   const int k = a.k;
   __shared__ float scale[D];
   const bool first = a.labels_in == nullptr;
+  waitForPriorKernel();
+  letNextKernelLaunch();
+  const int loop_mark = a.loop.stopMark();  // tested after the set-up, which it overlaps
   // Labels go to another half than they came from (a snapshot capture): every row is written.
   const bool rewrite = a.labels_out != a.labels_in;
   // This launch's order (TileSchedule): the chunks of the last launch by its cost classes, the
@@ -371,6 +374,8 @@ __global__ void __launch_bounds__(kCompactThreads, 3) tileAssignKernel(CompactAr
   }
   if (threadIdx.x == 0) listing.count = 0u;
   const CompactBlock block = setUpCompactBlock<D>(a, D, shared_raw, scale);  // syncs
+  if (a.loop.ended(loop_mark)) return;  // an earlier iteration of the launch ended it
+  a.loop.clearMark();
   const float* rows = block.rows;
   const float* half_gap = block.half_gap;
   const float top_reach = sqrtf(block.top_norm);
