@@ -102,15 +102,16 @@ class Engine {
   /// many ran (0 when already finished). It may return fewer than asked while the run goes on
   /// (call it again). The results are those of as many step() calls, bit for bit. A backend
   /// may keep the loop on the device — the CUDA engine runs up to 64 iterations of the sorted
-  /// runs of d = 1 (docs/engine.md) as one launch, with no host round trip in between, each
-  /// iteration's time its share of the launch; stepsPerCall() says how many. (With
+  /// runs of d = 1, or 16 of the compact kernels (docs/engine.md), as one launch, with no host
+  /// round trip in between, each iteration's time its share of the launch; stepsPerCall() says
+  /// how many. (With
   /// EngineOptions::cuda_steps_past_convergence, for benchmarks, the CUDA engine's steps() goes
   /// on past convergence up to max_iterations, as step() calls would.)
   virtual int steps(int max_steps, std::vector<IterationStats>& out);
 
   /// How many iterations steps() runs now without a host round trip between them: 1 (the
-  /// default: step() by step()), or the CUDA sorted runs' 64 — callers that report progress
-  /// per call ask for this many.
+  /// default: step() by step()), the CUDA sorted runs' 64 or the CUDA compact kernels' 16 —
+  /// callers that report progress per call ask for this many.
   virtual int stepsPerCall() const { return 1; }
 
   /// Copies the latest completed iteration (or the initial centroids) into `out`, reusing its
