@@ -23,9 +23,9 @@ inline void expectSameStats(const IterationStats& a, const IterationStats& b, in
   EXPECT_EQ(a.distances_computed, b.distances_computed) << "iteration " << it;
 }
 
-/// How an engine's steps() launches: up to `per_call` iterations, and whether a call of fewer
-/// (or the run's first iteration) is one launch too — the sorted runs' loop — or runs step() by
-/// step() — the compact loop, whose graph always holds per_call iterations.
+/// How an engine's steps() launches: up to `per_call` iterations, and whether a call of fewer is
+/// one launch too — the sorted runs' loop — or runs step() by step() — the compact loop, whose
+/// graph always holds per_call iterations (the run's first among them or not).
 struct LoopShape {
   int per_call = 64;
   bool short_calls_launch = true;
@@ -53,8 +53,8 @@ inline std::vector<IterationStats> expectLoopIsStepByStep(const DataView& view, 
     const std::size_t before = batched.size();
     EXPECT_EQ(loop->stepsPerCall(), shape.per_call);
     const int left = config.max_iterations - static_cast<int>(before);
-    const bool launch = shape.short_calls_launch ||
-                        (before > 0 && want >= shape.per_call && left >= shape.per_call);
+    const bool launch =
+        shape.short_calls_launch || (want >= shape.per_call && left >= shape.per_call);
     const int ran = loop->steps(want, batched);
     EXPECT_GE(ran, 1);
     EXPECT_LE(ran, want);

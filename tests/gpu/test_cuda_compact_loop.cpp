@@ -123,6 +123,45 @@ TEST(CompactLoop, AClusterEmptiedInTheLaunchsSecondIterationEndsItThere) {
   }
 }
 
+TEST(CompactLoop, ALaunchAfterOneThatStoppedRunsInFull) {
+  KMS_REQUIRE_CUDA();
+  // The emptying data above under ReseedFarthest, with the benchmarks' option (no stop at
+  // convergence): the first launch ends after its second iteration, the host re-seeds, and the
+  // next launch must run all 16 — its first assignment clears the mark the emptying left.
+  EngineOptions past;
+  past.cuda_sorted_runs = false;
+  past.cuda_steps_past_convergence = true;
+  EngineOptions rows;
+  rows.cuda_sorted_runs = false;
+  std::vector<float> x(100, 0.0f);
+  x.insert(x.end(), 100, 10.0f);
+  x.push_back(2.0f);
+  x.push_back(8.5f);
+  const DataView view{x.data(), x.size(), 1};
+  KMeansConfig config = test::givenCentroids({-3.0f, 5.0f, 13.0f}, 3);
+  config.max_iterations = 40;
+  config.empty_clusters = EmptyClusterPolicy::ReseedFarthest;
+  auto loop = createEngine(BackendKind::Cuda, past).engine;
+  auto stepped = createEngine(BackendKind::Cuda, rows).engine;
+  for (Engine* e : {loop.get(), stepped.get()}) {
+    e->setData(view);
+    e->initialize(config);
+  }
+  std::vector<IterationStats> stats;
+  ASSERT_EQ(loop->steps(16, stats), 2);
+  ASSERT_EQ(stats[1].empty_clusters, 1);
+  EXPECT_EQ(loop->steps(16, stats), 16);
+  EXPECT_EQ(loop->steps(16, stats), 16);
+  ASSERT_EQ(stats.size(), 34u);
+  for (int i = 0; i < 34; ++i)
+    test::expectSameStats(stats[i], stepped->step(), i + 1);
+  Snapshot a, b;
+  loop->snapshot(a);
+  stepped->snapshot(b);
+  EXPECT_EQ(a.labels, b.labels);
+  EXPECT_EQ(a.centroids, b.centroids);
+}
+
 TEST(CompactLoop, StartsFarBeyondTheDataEmptyEveryIteration) {
   KMS_REQUIRE_CUDA();
   // Two starts far beyond the data (empty at once) and two equal ones: under ReseedFarthest each
@@ -178,8 +217,10 @@ TEST(CompactLoop, MaxIterationsEndsTheRun) {
   auto gpu = test::cudaEngineOn(x, d);
   gpu->initialize(fixedRun(32, 1, 20));
   std::vector<IterationStats> stats;
-  EXPECT_EQ(gpu->steps(16, stats), 16);  // one launch
-  EXPECT_EQ(gpu->steps(16, stats), 4);   // fewer left than a launch holds: step() by step()
+  EXPECT_EQ(gpu->steps(16, stats), 16);  // one launch: each iteration's share of its time
+  for (int i = 1; i < 16 && i < static_cast<int>(stats.size()); ++i)
+    EXPECT_EQ(stats[i].ms.assign_ms, stats[0].ms.assign_ms) << "not one launch";
+  EXPECT_EQ(gpu->steps(16, stats), 4);  // fewer left than a launch holds: step() by step()
   EXPECT_EQ(gpu->iteration(), 20);
   EXPECT_TRUE(gpu->finished());
   EXPECT_EQ(gpu->steps(16, stats), 0);

@@ -1,7 +1,7 @@
 // The compact update's means on the device: each cluster's divisor taken once, every coordinate's
 // quotient from its correctly rounded reciprocal with two corrections (exact::MeanDivisor,
 // exact_math.h), which must be the IEEE division bit for bit — the device's __ddiv_rn and the
-// host's a / b — on random quotients and on the adversarial ones: quotients within 2⁻³¹ of a
+// host's a / b — on random quotients and on the adversarial ones: quotients within 2⁻²¹ ulp of a
 // double's rounding midpoint, at the top and bottom of a binade, divisors next to powers of two
 // (whose reciprocals sit at a binade's edge), and the largest sums.
 #include <gtest/gtest.h>
@@ -49,15 +49,21 @@ Quotients adversarialQuotients() {
     const std::int64_t w = 1 + static_cast<std::int64_t>(rng() >> (64 - bits_w));
     cases.add(any_sum(rng), exponent(rng), w);
   }
-  // Quotients next to a double's rounding midpoint: t = m + ulp(m)/2 for a random 53-bit m in
-  // [2^29, 2^30), a = round(t·b) for an odd b < 2^31, so a/b lies within 1/(2b) of the midpoint.
+  // Quotients within 1/(2b) of an ulp of a double's rounding midpoint (2⁻²¹ ulp and closer), the
+  // cases a division's last correction decides: for an odd b < 2^26, a ≡ ((b ± 1)/2)·2^−27
+  // (mod b), so that a·2^27 / b has the fractional part 1/2 ± 1/(2b), and a/b in [2^25, 2^26) —
+  // 27 bits past its binary point fill a double's 53 — with a < 2^52 exact in a double.
   for (int i = 0; i < 400000; ++i) {
-    const std::int64_t b = static_cast<std::int64_t>(rng() % (std::uint64_t(1) << 31)) | 1;
-    const double m = std::ldexp(1.0 + std::ldexp(static_cast<double>(rng() >> 12), -52), 29);
-    const long double t = static_cast<long double>(m) + std::ldexp(1.0L, 29 - 53);
-    const std::int64_t a = static_cast<std::int64_t>(std::llround(t * static_cast<long double>(b)));
-    for (const std::int64_t da : {std::int64_t(-1), std::int64_t(0), std::int64_t(1)})
-      cases.add((i % 2 ? a : -a) + da, exponent(rng), b);
+    const std::uint64_t b =
+        ((std::uint64_t(1) << 20) + rng() % ((std::uint64_t(1) << 26) - (1 << 20))) | 1u;
+    std::uint64_t inverse = 1;  // 2^−27 mod b: (b + 1)/2 is 2's inverse
+    for (int e = 0; e < 27; ++e)
+      inverse = inverse * ((b + 1) / 2) % b;
+    const std::uint64_t half = i % 2 ? (b + 1) / 2 : (b - 1) / 2;
+    const std::uint64_t a0 = half * inverse % b;
+    const std::uint64_t j = (std::uint64_t(1) << 25) + rng() % (std::uint64_t(1) << 25);
+    const auto a = static_cast<std::int64_t>(a0 + j * b);
+    cases.add(i % 4 < 2 ? a : -a, exponent(rng), static_cast<std::int64_t>(b));
   }
   // Divisors next to powers of two, quotients at the top and bottom of a binade.
   for (int k = 1; k < 62; ++k) {

@@ -96,13 +96,11 @@ KMS_HD float meanFromSums(std::int64_t sum_q, int coord_exp, std::int64_t sum_w,
 /// overflow: the sums are integers below 2⁶³ and the fixed-point exponents keep every mean within
 /// float's range, hundreds of binades inside double's). So the
 /// double is a / b exactly as meanFromSums and the CPU round it, then rounded once to float;
-/// tests/gpu/test_cuda_division.cpp checks it against the device's IEEE division on random and
-/// adversarial quotients.
+/// tests/gpu/test_cuda_division.cpp checks it against the device's IEEE division on random
+/// quotients and on quotients within 2⁻²¹ ulp of a rounding midpoint.
 struct MeanDivisor {
   double den = 1.0;
-#if defined(__CUDA_ARCH__)
-  double inv = 1.0;
-#endif
+  double inv = 1.0;  ///< RN(1/den), on the device (the host divides)
   KMS_HD explicit MeanDivisor(std::int64_t sum_w, int weight_exp) {
 #if defined(__CUDA_ARCH__)
     den = __dmul_rn(__ll2double_rn(sum_w), __longlong_as_double((1023LL - weight_exp) << 52));

@@ -118,6 +118,9 @@ class CudaEngine final : public Engine {
   void launchCompactLoop(bool stop_on_empty, bool stop_on_converged);
   template <typename LabelT>
   void enqueueCompactLoop(bool stop_on_empty, bool stop_on_converged);
+  /// Whether the compact kernels launch as programmatic dependents of the kernel before them
+  /// (compute capability 9.0 and newer, where their griddepcontrol instructions exist).
+  bool dependentLaunches() const { return props_.major >= 9; }
 
   /// setData; with `summary` (the whole data's, when this engine holds one shard) the data are
   /// not summarised again.

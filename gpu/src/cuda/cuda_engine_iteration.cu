@@ -94,7 +94,7 @@ void CudaEngine::enqueueCompactIteration(int cur, int in_half, int out_half, Par
       iteration_start_.recordInGraph(s);
       assignByChunks(a, assign);
       // The update's launch overlaps the assignment's end (streamed chunks end on an event).
-      launchCompactUpdate<LabelT>(a, s, /*after_kernel=*/!chunked_.active());
+      launchCompactUpdate<LabelT>(a, s, dependentLaunches() && !chunked_.active());
       // Two kernels do every stage; it all counts as assignment (finishStep reads only these
       // two events for a whole compact iteration: each event recorded in a graph costs about a
       // microsecond).
@@ -129,8 +129,8 @@ void CudaEngine::enqueueCompactLoop(bool stop_on_empty, bool stop_on_converged) 
     a.report = loop_reports_.device() + j;
     a.loop = LoopStep{loop_stop_.get(), loop_done_.device(), j, stop_on_empty, stop_on_converged};
     // Each kernel after the first launches as the programmatic dependent of the one before.
-    launchCompactAssign<LabelT>(plan_, a, s, /*after_kernel=*/j > 0);
-    launchCompactUpdate<LabelT>(a, s, /*after_kernel=*/true);
+    launchCompactAssign<LabelT>(plan_, a, s, dependentLaunches() && j > 0);
+    launchCompactUpdate<LabelT>(a, s, dependentLaunches());
   }
   after_update_.recordInGraph(s);
 }

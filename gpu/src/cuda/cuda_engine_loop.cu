@@ -36,9 +36,12 @@ int CudaEngine::steps(int max_steps, std::vector<IterationStats>& out) {
   const bool compact_ready =
       !plan_.sorted && count == kCompactLoopSteps && (frozen_ < 0 || copy_done_.done());
   if (per_call < 2 || count < 2 || over || (!plan_.sorted && !compact_ready)) {
-    if (!past) return Engine::steps(max_steps, out);
+    // step() by step(): as many as asked where nothing loops; for a plan that loops, a launch's
+    // worth at most (a capture's copy may be done by the next call).
+    const int limit = per_call < 2 ? max_steps : std::max(count, 1);
+    if (!past) return Engine::steps(limit, out);
     int ran = 0;
-    for (; ran < max_steps && iteration_ < config_.max_iterations; ++ran)
+    for (; ran < limit && iteration_ < config_.max_iterations; ++ran)
       out.push_back(step());
     return ran;
   }

@@ -191,11 +191,11 @@ template <int D, typename LabelT>
 __global__ void __launch_bounds__(kCompactThreads) compactUpdateKernel(CompactArgs<LabelT> a) {
   constexpr int J = compactMaxK(D) / kCompactThreads;  // clusters per thread at most
   const int d = a.d, k = a.k;
-  // Thread 0's run counters load now, not after the reduction, where every thread would wait at
-  // the barrier for the round trip.
   waitForPriorKernel();
   letNextKernelLaunch();
   const int loop_mark = a.loop.stopMark();
+  // Thread 0's run counters load now, not after the reduction, where every thread would wait at
+  // the barrier for the round trip.
   const int iteration = threadIdx.x == 0 ? a.update.counters->iteration + 1 : 0;
   const double drift = threadIdx.x == 0 ? a.update.counters->drift : 0.0;
   if (a.loop.ended(loop_mark)) return;  // an earlier iteration of the launch ended it
