@@ -5,8 +5,11 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <thread>
 #include <vector>
 
+#include "gpu_test_support.h"
 #include "kmeans/backend.h"
 
 namespace kms::test {
@@ -21,6 +24,19 @@ inline void expectSameStats(const IterationStats& a, const IterationStats& b, in
   EXPECT_EQ(a.converged, b.converged) << "iteration " << it;
   EXPECT_EQ(a.rows_searched, b.rows_searched) << "iteration " << it;
   EXPECT_EQ(a.distances_computed, b.distances_computed) << "iteration " << it;
+}
+
+/// `stats` (`loop`'s run through steps()) against `stepped`, started alike and run step() by
+/// step() as far: every iteration's stats bit for bit, then both engines' labels and centroids.
+inline void expectStepByStepAlike(const std::vector<IterationStats>& stats, Engine& loop,
+                                  Engine& stepped) {
+  for (std::size_t i = 0; i < stats.size(); ++i)
+    expectSameStats(stats[i], stepped.step(), static_cast<int>(i) + 1);
+  Snapshot a, b;
+  loop.snapshot(a);
+  stepped.snapshot(b);
+  EXPECT_EQ(a.labels, b.labels);
+  EXPECT_EQ(a.centroids, b.centroids);
 }
 
 /// How an engine's steps() launches: up to `per_call` iterations, and whether a call of fewer is
@@ -89,6 +105,88 @@ inline std::vector<IterationStats> expectLoopIsStepByStep(const DataView& view, 
   EXPECT_EQ(a.labels, c.labels);
   EXPECT_EQ(a.centroids, c.centroids);
   return batched;
+}
+
+/// Values whose middle cluster empties in the
+/// second iteration from the start `config` gives: 100 points at 0, 100 at 10, one at 2 and one
+/// at 8.5, centroids from −3, 5 and 13. The first iteration gives the middle one 2 and 8.5 (mean
+/// 5.25); from there 2 is nearer 0 and 8.5 nearer 10. Empty-cluster policy: KeepCentroid.
+inline KMeansConfig emptiedInSecondIteration(std::vector<float>& x) {
+  x.assign(100, 0.0f);
+  x.insert(x.end(), 100, 10.0f);
+  x.push_back(2.0f);
+  x.push_back(8.5f);
+  KMeansConfig config = givenCentroids({-3.0f, 5.0f, 13.0f}, 3);
+  config.max_iterations = 30;
+  return config;
+}
+
+/// With `config` (emptiedInSecondIteration's) and `policy`: the batched run's first call of
+/// steps(shape.per_call) ends after the emptying iteration under ReseedFarthest (the host
+/// re-seeds there), goes on under KeepCentroid, and the whole run is step() by step()'s and the
+/// CPU's.
+inline void expectMidLaunchEmptying(const DataView& view, KMeansConfig config,
+                                    EmptyClusterPolicy policy, LoopShape shape = {},
+                                    const EngineOptions& options = {}) {
+  config.empty_clusters = policy;
+  auto engine = createEngine(BackendKind::Cuda, options).engine;
+  engine->setData(view);
+  engine->initialize(config);
+  ASSERT_EQ(engine->stepsPerCall(), shape.per_call);
+  std::vector<IterationStats> first;
+  const int ran = engine->steps(shape.per_call, first);
+  ASSERT_GE(ran, 2);
+  EXPECT_EQ(first[0].empty_clusters, 0);
+  EXPECT_EQ(first[1].empty_clusters, 1);
+  if (policy == EmptyClusterPolicy::ReseedFarthest)
+    EXPECT_EQ(ran, 2) << "the launch must end where the cluster emptied";
+  else
+    EXPECT_GT(ran, 2);
+  const auto stats = expectLoopIsStepByStep(view, config, {shape.per_call}, shape, options);
+  ASSERT_GE(stats.size(), 2u);
+  EXPECT_EQ(stats[1].empty_clusters, 1);
+}
+
+/// A capture requested between two calls of steps(`call`) over `x` (d coordinates), from
+/// `config` (tolerance 0): the call after the request goes step() by step() and captures its
+/// first iteration, which must be step() by step()'s, and the run then launches again
+/// (stepsPerCall() as before) to step() by step()'s end.
+inline void expectCaptureBetweenCalls(const std::vector<float>& x, int d,
+                                      const KMeansConfig& config, int call) {
+  auto loop = cudaEngineOn(x, d);
+  auto stepped = cudaEngineOn(x, d);
+  loop->initialize(config);
+  stepped->initialize(config);
+  std::vector<IterationStats> stats;
+  ASSERT_EQ(loop->steps(call, stats), call);
+  const int per_call = loop->stepsPerCall();
+  loop->requestSnapshot();
+  EXPECT_EQ(loop->stepsPerCall(), 1) << "a capture needs the host after its iteration";
+  ASSERT_EQ(loop->steps(call, stats), call);  // the capture is of iteration call + 1
+  Snapshot expected, captured;
+  for (int i = 0; i <= call; ++i)
+    stepped->step();
+  stepped->snapshot(expected);
+  bool took = false;
+  for (int tries = 0; tries < 2000 && !took; ++tries) {
+    took = loop->takeCapturedSnapshot(captured);
+    if (!took) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  ASSERT_TRUE(took);
+  EXPECT_EQ(captured.iteration, call + 1);
+  EXPECT_EQ(captured.labels, expected.labels);
+  EXPECT_EQ(captured.centroids, expected.centroids);
+  EXPECT_EQ(loop->stepsPerCall(), per_call) << "launches again once the capture is taken";
+  while (!loop->finished())
+    ASSERT_GT(loop->steps(per_call, stats), 0);
+  while (!stepped->finished())
+    stepped->step();
+  Snapshot a, b;
+  loop->snapshot(a);
+  stepped->snapshot(b);
+  EXPECT_EQ(a.iteration, config.max_iterations);
+  EXPECT_EQ(a.labels, b.labels);
+  EXPECT_EQ(a.centroids, b.centroids);
 }
 
 }  // namespace kms::test

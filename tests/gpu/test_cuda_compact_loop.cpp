@@ -7,9 +7,7 @@
 // go step() by step(), and the results match the CPU backend.
 #include <gtest/gtest.h>
 
-#include <chrono>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "gpu_test_support.h"
@@ -89,37 +87,15 @@ TEST(CompactLoop, StopsAtConvergenceLikeStepByStep) {
 
 TEST(CompactLoop, AClusterEmptiedInTheLaunchsSecondIterationEndsItThere) {
   KMS_REQUIRE_CUDA();
-  // One dimension on the compact kernels (no sorted runs): 100 points at 0, 100 at 10, one at 2
-  // and one at 8.5, centroids from −3, 5 and 13 — the middle cluster takes 2 and 8.5 in the first
-  // iteration and loses both in the second.
+  // One dimension on the compact kernels (no sorted runs), emptiedInSecondIteration's data.
   EngineOptions rows;
   rows.cuda_sorted_runs = false;
-  std::vector<float> x(100, 0.0f);
-  x.insert(x.end(), 100, 10.0f);
-  x.push_back(2.0f);
-  x.push_back(8.5f);
+  std::vector<float> x;
+  const KMeansConfig config = test::emptiedInSecondIteration(x);
   const DataView view{x.data(), x.size(), 1};
-  KMeansConfig config = test::givenCentroids({-3.0f, 5.0f, 13.0f}, 3);
-  config.max_iterations = 30;
   for (auto policy : {EmptyClusterPolicy::ReseedFarthest, EmptyClusterPolicy::KeepCentroid}) {
     SCOPED_TRACE(policy == EmptyClusterPolicy::ReseedFarthest ? "re-seed" : "keep");
-    config.empty_clusters = policy;
-    auto engine = createEngine(BackendKind::Cuda, rows).engine;
-    engine->setData(view);
-    engine->initialize(config);
-    ASSERT_EQ(engine->stepsPerCall(), 16);
-    std::vector<IterationStats> first;
-    const int ran = engine->steps(16, first);
-    ASSERT_GE(ran, 2);
-    EXPECT_EQ(first[0].empty_clusters, 0);
-    EXPECT_EQ(first[1].empty_clusters, 1);
-    if (policy == EmptyClusterPolicy::ReseedFarthest)
-      EXPECT_EQ(ran, 2) << "the launch must end where the cluster emptied";
-    else
-      EXPECT_GT(ran, 2);
-    const auto stats = test::expectLoopIsStepByStep(view, config, {16}, kCompactLoop, rows);
-    ASSERT_GE(stats.size(), 2u);
-    EXPECT_EQ(stats[1].empty_clusters, 1);
+    test::expectMidLaunchEmptying(view, config, policy, kCompactLoop, rows);
   }
 }
 
@@ -133,12 +109,9 @@ TEST(CompactLoop, ALaunchAfterOneThatStoppedRunsInFull) {
   past.cuda_steps_past_convergence = true;
   EngineOptions rows;
   rows.cuda_sorted_runs = false;
-  std::vector<float> x(100, 0.0f);
-  x.insert(x.end(), 100, 10.0f);
-  x.push_back(2.0f);
-  x.push_back(8.5f);
+  std::vector<float> x;
+  KMeansConfig config = test::emptiedInSecondIteration(x);
   const DataView view{x.data(), x.size(), 1};
-  KMeansConfig config = test::givenCentroids({-3.0f, 5.0f, 13.0f}, 3);
   config.max_iterations = 40;
   config.empty_clusters = EmptyClusterPolicy::ReseedFarthest;
   auto loop = createEngine(BackendKind::Cuda, past).engine;
@@ -153,13 +126,7 @@ TEST(CompactLoop, ALaunchAfterOneThatStoppedRunsInFull) {
   EXPECT_EQ(loop->steps(16, stats), 16);
   EXPECT_EQ(loop->steps(16, stats), 16);
   ASSERT_EQ(stats.size(), 34u);
-  for (int i = 0; i < 34; ++i)
-    test::expectSameStats(stats[i], stepped->step(), i + 1);
-  Snapshot a, b;
-  loop->snapshot(a);
-  stepped->snapshot(b);
-  EXPECT_EQ(a.labels, b.labels);
-  EXPECT_EQ(a.centroids, b.centroids);
+  test::expectStepByStepAlike(stats, *loop, *stepped);
 }
 
 TEST(CompactLoop, StartsFarBeyondTheDataEmptyEveryIteration) {
@@ -231,41 +198,9 @@ TEST(CompactLoop, MaxIterationsEndsTheRun) {
 
 TEST(CompactLoop, ACaptureBetweenLaunchesIsTakenAndTheRunGoesOn) {
   KMS_REQUIRE_CUDA();
-  const int d = 8;
-  const auto x = test::uniformPoints(60000, d, 13);
-  auto loop = test::cudaEngineOn(x, d);
-  auto stepped = test::cudaEngineOn(x, d);
-  const KMeansConfig config = fixedRun(40, 4, 64);
-  loop->initialize(config);
-  stepped->initialize(config);
-  std::vector<IterationStats> stats;
-  ASSERT_EQ(loop->steps(16, stats), 16);
-  loop->requestSnapshot();
-  ASSERT_EQ(loop->steps(16, stats), 16);  // step() by step(); the capture is of iteration 17
-  Snapshot expected, captured;
-  for (int i = 0; i < 17; ++i)
-    stepped->step();
-  stepped->snapshot(expected);
-  bool took = false;
-  for (int tries = 0; tries < 2000 && !took; ++tries) {
-    took = loop->takeCapturedSnapshot(captured);
-    if (!took) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
-  ASSERT_TRUE(took);
-  EXPECT_EQ(captured.iteration, 17);
-  EXPECT_EQ(captured.labels, expected.labels);
-  EXPECT_EQ(captured.centroids, expected.centroids);
-  EXPECT_EQ(loop->stepsPerCall(), 16);
-  EXPECT_EQ(loop->steps(16, stats), 16);  // launches again, into the half the capture left
-  EXPECT_EQ(loop->steps(16, stats), 16);
-  while (!stepped->finished())
-    stepped->step();
-  Snapshot a, b;
-  loop->snapshot(a);
-  stepped->snapshot(b);
-  EXPECT_EQ(a.iteration, 64);
-  EXPECT_EQ(a.labels, b.labels);
-  EXPECT_EQ(a.centroids, b.centroids);
+  // Launches of 16; the call after the request goes step() by step(), then into the half the
+  // capture left.
+  test::expectCaptureBetweenCalls(test::uniformPoints(60000, 8, 13), 8, fixedRun(40, 4, 64), 16);
 }
 
 TEST(CompactLoop, PastConvergenceWithTheBenchmarksOption) {
@@ -291,13 +226,7 @@ TEST(CompactLoop, PastConvergenceWithTheBenchmarksOption) {
   EXPECT_EQ(loop->steps(16, stats), 0);
   ASSERT_EQ(stats.size(), 40u);
   EXPECT_TRUE(stats[15].converged) << "the data converge within the first launch";
-  for (int i = 0; i < 40; ++i)
-    test::expectSameStats(stats[i], stepped->step(), i + 1);
-  Snapshot a, b;
-  loop->snapshot(a);
-  stepped->snapshot(b);
-  EXPECT_EQ(a.labels, b.labels);
-  EXPECT_EQ(a.centroids, b.centroids);
+  test::expectStepByStepAlike(stats, *loop, *stepped);
 }
 
 }  // namespace

@@ -7,11 +7,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <random>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "gpu_test_support.h"
@@ -20,42 +18,6 @@
 
 namespace kms {
 namespace {
-
-/// Values whose middle cluster empties in the
-/// second iteration from the start `config` gives: 100 points at 0, 100 at 10, one at 2 and one
-/// at 8.5, centroids from −3, 5 and 13. The first iteration gives the middle one 2 and 8.5 (mean
-/// 5.25); from there 2 is nearer 0 and 8.5 nearer 10. Empty-cluster policy: KeepCentroid.
-KMeansConfig emptiedInSecondIteration(std::vector<float>& x) {
-  x.assign(100, 0.0f);
-  x.insert(x.end(), 100, 10.0f);
-  x.push_back(2.0f);
-  x.push_back(8.5f);
-  KMeansConfig config = test::givenCentroids({-3.0f, 5.0f, 13.0f}, 3);
-  config.max_iterations = 30;
-  return config;
-}
-
-/// With `config` (emptiedInSecondIteration's) and `policy`: the batched run's first call of
-/// steps(64) ends after the emptying iteration under ReseedFarthest (the host re-seeds there),
-/// goes on under KeepCentroid, and the whole run is step() by step()'s and the CPU's.
-void expectMidLaunchEmptying(const DataView& view, KMeansConfig config, EmptyClusterPolicy policy) {
-  config.empty_clusters = policy;
-  auto engine = createEngine(BackendKind::Cuda).engine;
-  engine->setData(view);
-  engine->initialize(config);
-  std::vector<IterationStats> first;
-  const int ran = engine->steps(64, first);
-  ASSERT_GE(ran, 2);
-  EXPECT_EQ(first[0].empty_clusters, 0);
-  EXPECT_EQ(first[1].empty_clusters, 1);
-  if (policy == EmptyClusterPolicy::ReseedFarthest)
-    EXPECT_EQ(ran, 2) << "the launch must end where the cluster emptied";
-  else
-    EXPECT_GT(ran, 2);
-  const auto stats = test::expectLoopIsStepByStep(view, config, {64});
-  ASSERT_GE(stats.size(), 2u);
-  EXPECT_EQ(stats[1].empty_clusters, 1);
-}
 
 TEST(SortedRunsLoop, UniformDataInBatchesOfSeveralSizes) {
   KMS_REQUIRE_CUDA();
@@ -144,10 +106,10 @@ TEST(SortedRunsLoop, EmptyClustersEndTheLaunchAndAreReseeded) {
 TEST(SortedRunsLoop, AClusterEmptiedInTheLaunchsSecondIterationEndsItThere) {
   KMS_REQUIRE_CUDA();
   std::vector<float> x;
-  const KMeansConfig config = emptiedInSecondIteration(x);
+  const KMeansConfig config = test::emptiedInSecondIteration(x);
   const DataView view{x.data(), x.size(), 1};
   for (auto policy : {EmptyClusterPolicy::ReseedFarthest, EmptyClusterPolicy::KeepCentroid})
-    expectMidLaunchEmptying(view, config, policy);
+    test::expectMidLaunchEmptying(view, config, policy);
 }
 
 TEST(SortedRunsLoop, NearlyEqualCentroidsAndCountedValues) {
@@ -176,42 +138,12 @@ TEST(SortedRunsLoop, NearlyEqualCentroidsAndCountedValues) {
 
 TEST(SortedRunsLoop, ARequestedCaptureIsTakenAndTheRunGoesOn) {
   KMS_REQUIRE_CUDA();
-  const auto x = test::uniformPoints(100000, 1, 13);
-  auto loop = test::cudaEngineOn(x, 1);
-  auto stepped = test::cudaEngineOn(x, 1);
   KMeansConfig config;
   config.k = 8;
   config.seed = 4;
   config.tolerance = 0;
   config.max_iterations = 40;
-  loop->initialize(config);
-  stepped->initialize(config);
-  std::vector<IterationStats> stats;
-  ASSERT_EQ(loop->steps(10, stats), 10);
-  loop->requestSnapshot();
-  ASSERT_EQ(loop->steps(10, stats), 10);  // the capture is of iteration 11
-  Snapshot expected, captured;
-  for (int i = 0; i < 11; ++i)
-    stepped->step();
-  stepped->snapshot(expected);
-  bool took = false;
-  for (int tries = 0; tries < 2000 && !took; ++tries) {
-    took = loop->takeCapturedSnapshot(captured);
-    if (!took) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
-  ASSERT_TRUE(took);
-  EXPECT_EQ(captured.iteration, 11);
-  EXPECT_EQ(captured.labels, expected.labels);
-  EXPECT_EQ(captured.centroids, expected.centroids);
-  EXPECT_EQ(loop->steps(64, stats), 20);
-  while (!stepped->finished())
-    stepped->step();
-  Snapshot a, b;
-  loop->snapshot(a);
-  stepped->snapshot(b);
-  EXPECT_EQ(a.iteration, 40);
-  EXPECT_EQ(a.labels, b.labels);
-  EXPECT_EQ(a.centroids, b.centroids);
+  test::expectCaptureBetweenCalls(test::uniformPoints(100000, 1, 13), 1, config, 10);
 }
 
 TEST(SortedRunsLoop, PastConvergenceWithTheBenchmarksOption) {
@@ -240,13 +172,7 @@ TEST(SortedRunsLoop, PastConvergenceWithTheBenchmarksOption) {
   EXPECT_TRUE(std::any_of(stats.begin(), stats.begin() + 63, [](const IterationStats& s) {
     return s.converged;
   })) << "the first launch must have gone on past convergence";
-  for (int i = 0; i < 90; ++i)
-    test::expectSameStats(stats[i], stepped->step(), i + 1);
-  Snapshot a, b;
-  loop->snapshot(a);
-  stepped->snapshot(b);
-  EXPECT_EQ(a.labels, b.labels);
-  EXPECT_EQ(a.centroids, b.centroids);
+  test::expectStepByStepAlike(stats, *loop, *stepped);
 }
 
 }  // namespace
