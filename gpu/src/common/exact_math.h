@@ -69,19 +69,23 @@ KMS_HD std::int32_t quantize(float v, float scale) {
 #endif
 }
 
+/// An exact integer sum back in its units: v · 2^−exp in double (v rounded to double, the power
+/// of two exact).
+KMS_HD double unscaled(std::int64_t v, int exp) {
+#if defined(__CUDA_ARCH__)
+  return __dmul_rn(__ll2double_rn(v), __longlong_as_double((1023LL - exp) << 52));
+#else
+  return static_cast<double>(v) * std::ldexp(1.0, -exp);
+#endif
+}
+
 /// Mean of a cluster in centred coordinates from its exact integer sums:
 /// (sum_q · 2^−coord_exp) / (sum_w · 2^−weight_exp), in double, rounded once to float.
 KMS_HD float meanFromSums(std::int64_t sum_q, int coord_exp, std::int64_t sum_w, int weight_exp) {
 #if defined(__CUDA_ARCH__)
-  const double num =
-      __dmul_rn(__ll2double_rn(sum_q), __longlong_as_double((1023LL - coord_exp) << 52));
-  const double den =
-      __dmul_rn(__ll2double_rn(sum_w), __longlong_as_double((1023LL - weight_exp) << 52));
-  return __double2float_rn(__ddiv_rn(num, den));
+  return __double2float_rn(__ddiv_rn(unscaled(sum_q, coord_exp), unscaled(sum_w, weight_exp)));
 #else
-  const double num = static_cast<double>(sum_q) * std::ldexp(1.0, -coord_exp);
-  const double den = static_cast<double>(sum_w) * std::ldexp(1.0, -weight_exp);
-  return static_cast<float>(num / den);
+  return static_cast<float>(unscaled(sum_q, coord_exp) / unscaled(sum_w, weight_exp));
 #endif
 }
 
@@ -101,12 +105,10 @@ KMS_HD float meanFromSums(std::int64_t sum_q, int coord_exp, std::int64_t sum_w,
 struct MeanDivisor {
   double den = 1.0;
   double inv = 1.0;  ///< RN(1/den), on the device (the host divides)
-  KMS_HD explicit MeanDivisor(std::int64_t sum_w, int weight_exp) {
+  KMS_HD explicit MeanDivisor(std::int64_t sum_w, int weight_exp)
+      : den(unscaled(sum_w, weight_exp)) {
 #if defined(__CUDA_ARCH__)
-    den = __dmul_rn(__ll2double_rn(sum_w), __longlong_as_double((1023LL - weight_exp) << 52));
     inv = __drcp_rn(den);
-#else
-    den = static_cast<double>(sum_w) * std::ldexp(1.0, -weight_exp);
 #endif
   }
   /// The double quotient num / den, rounded as IEEE division rounds it.
@@ -122,11 +124,9 @@ struct MeanDivisor {
   /// meanFromSums(sum_q, coord_exp, sum_w, weight_exp), bit for bit.
   KMS_HD float mean(std::int64_t sum_q, int coord_exp) const {
 #if defined(__CUDA_ARCH__)
-    const double num =
-        __dmul_rn(__ll2double_rn(sum_q), __longlong_as_double((1023LL - coord_exp) << 52));
-    return __double2float_rn(quotient(num));
+    return __double2float_rn(quotient(unscaled(sum_q, coord_exp)));
 #else
-    return static_cast<float>(quotient(static_cast<double>(sum_q) * std::ldexp(1.0, -coord_exp)));
+    return static_cast<float>(quotient(unscaled(sum_q, coord_exp)));
 #endif
   }
 };

@@ -322,10 +322,7 @@ void CudaEngine::prepareRun(const KMeansConfig& config) {
   config_ = config;
   k_ = config.k;
   inertia_exp_ = inertiaExponent(summary_, d_, config);
-  if (labelBytes() == 1)
-    planFor<std::uint8_t>();
-  else
-    planFor<std::uint16_t>();
+  withLabelType([&](auto label_type) { planFor<decltype(label_type)>(); });
 
   const std::size_t kd = static_cast<std::size_t>(k_) * d_;
   const std::size_t columns = static_cast<std::size_t>(k_) * (d_ + 1);

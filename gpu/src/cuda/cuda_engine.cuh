@@ -118,6 +118,10 @@ class CudaEngine final : public Engine {
   void launchCompactLoop(bool stop_on_empty, bool stop_on_converged);
   template <typename LabelT>
   void enqueueCompactLoop(bool stop_on_empty, bool stop_on_converged);
+  /// Launches the graph kept under `key` on the compute stream, capturing enqueue() into it the
+  /// first time (graphs_).
+  template <typename Enqueue>
+  void launchGraph(int key, Enqueue&& enqueue);
   /// Whether the compact kernels launch as programmatic dependents of the kernel before them
   /// (compute capability 9.0 and newer, where their griddepcontrol instructions exist).
   bool dependentLaunches() const { return props_.major >= 9; }
@@ -170,6 +174,14 @@ class CudaEngine final : public Engine {
   void describe(int cur, int in_half, int out_half, const float* centroids);
   UpdateParams updateParams() const;
   std::size_t labelBytes() const { return k_ <= 256 ? 1 : 2; }
+  /// Calls f(LabelT{}) with the run's label type (labelBytes()).
+  template <typename F>
+  void withLabelType(F&& f) const {
+    if (labelBytes() == 1)
+      f(std::uint8_t{});
+    else
+      f(std::uint16_t{});
+  }
   /// Whether the run keeps a distance bound per row (the compact row kernel and the wide kernels;
   /// tiles keep one per tile).
   bool keepsRowBounds() const { return (plan_.compact && !plan_.point_tiles) || plan_.wide; }

@@ -135,29 +135,27 @@ void CudaEngine::enqueueCompactLoop(bool stop_on_empty, bool stop_on_converged) 
   after_update_.recordInGraph(s);
 }
 
+template <typename Enqueue>
+void CudaEngine::launchGraph(int key, Enqueue&& enqueue) {
+  const cudaStream_t s = compute_.get();
+  auto graph = graphs_.find(key);
+  if (graph == graphs_.end()) graph = graphs_.emplace(key, GraphExec::capture(s, enqueue)).first;
+  graph->second.launch(s);
+}
+
 void CudaEngine::launchCompactLoop(bool stop_on_empty, bool stop_on_converged) {
+  if (loop_stop_.size() == 0) loop_stop_.resize(1);
   // Keys past step()'s (launchPart's are below 36): one graph per arrangement, for the run's
   // first iteration or a later one, and stop rule.
   const int key =
       64 +
       (((cur_ * 2 + latest_) * 2 + (first_iteration_ ? 1 : 0)) * 2 + (stop_on_empty ? 1 : 0)) * 2 +
       (stop_on_converged ? 1 : 0);
-  auto graph = graphs_.find(key);
-  if (graph == graphs_.end()) {
-    if (loop_stop_.size() == 0) loop_stop_.resize(1);
-    graph = graphs_
-                .emplace(key, GraphExec::capture(compute_.get(),
-                                                 [&] {
-                                                   if (labelBytes() == 1)
-                                                     enqueueCompactLoop<std::uint8_t>(
-                                                         stop_on_empty, stop_on_converged);
-                                                   else
-                                                     enqueueCompactLoop<std::uint16_t>(
-                                                         stop_on_empty, stop_on_converged);
-                                                 }))
-                .first;
-  }
-  graph->second.launch(compute_.get());
+  launchGraph(key, [&] {
+    withLabelType([&](auto label_type) {
+      enqueueCompactLoop<decltype(label_type)>(stop_on_empty, stop_on_converged);
+    });
+  });
 }
 
 template <typename LabelT>
@@ -267,24 +265,12 @@ UpdateParams CudaEngine::updateParams() const {
 
 void CudaEngine::launchPart(const PendingStep& p, Part part) {
   activate();
-  const cudaStream_t s = compute_.get();
   const int key = ((cur_ * 3 + (p.in_half + 1)) * 2 + p.out_half) * 3 + static_cast<int>(part);
-  auto graph = graphs_.find(key);
-  if (graph == graphs_.end()) {
-    const int cur = cur_;
-    graph = graphs_
-                .emplace(key, GraphExec::capture(s,
-                                                 [&] {
-                                                   if (labelBytes() == 1)
-                                                     enqueueIteration<std::uint8_t>(
-                                                         cur, p.in_half, p.out_half, part);
-                                                   else
-                                                     enqueueIteration<std::uint16_t>(
-                                                         cur, p.in_half, p.out_half, part);
-                                                 }))
-                .first;
-  }
-  graph->second.launch(s);
+  launchGraph(key, [&] {
+    withLabelType([&](auto label_type) {
+      enqueueIteration<decltype(label_type)>(cur_, p.in_half, p.out_half, part);
+    });
+  });
   // Sorted runs keep their labels by run: a capture needs them by row in its half.
   if (plan_.sorted && p.capture) writeSortedLabels(cur_, p.out_half);
 }
@@ -295,18 +281,14 @@ void CudaEngine::describeCentroids(const PendingStep& p) {
 
 void CudaEngine::describe(int cur, int in_half, int out_half, const float* centroids) {
   const cudaStream_t s = compute_.get();
-  const auto launch = [&](auto label_type) {
+  withLabelType([&](auto label_type) {
     using LabelT = decltype(label_type);
     const CompactArgs<LabelT> a = compactArgs<LabelT>(cur, in_half, out_half);
     if (plan_.wide)
       launchWideGeometry<LabelT>(a, centroids, s);
     else
       launchCompactGeometry<LabelT>(a, centroids, s);
-  };
-  if (labelBytes() == 1)
-    launch(std::uint8_t{});
-  else
-    launch(std::uint16_t{});
+  });
 }
 
 }  // namespace kms::cuda

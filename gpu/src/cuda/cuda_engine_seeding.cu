@@ -36,10 +36,9 @@ void CudaEngine::initialize(const KMeansConfig& config) {
     }
     case InitMethod::KMeansPlusPlus:
     case InitMethod::GreedyKMeansPlusPlus:
-      if (labelBytes() == 1)
-        initPlusPlus<std::uint8_t>(config.init == InitMethod::GreedyKMeansPlusPlus);
-      else
-        initPlusPlus<std::uint16_t>(config.init == InitMethod::GreedyKMeansPlusPlus);
+      withLabelType([&](auto label_type) {
+        initPlusPlus<decltype(label_type)>(config.init == InitMethod::GreedyKMeansPlusPlus);
+      });
       break;
     case InitMethod::Given: {
       std::vector<float> centred(kd);

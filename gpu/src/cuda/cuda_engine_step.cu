@@ -54,7 +54,7 @@ void CudaEngine::reseedHere(const PendingStep& p, int empty_count) {
   activate();
   const cudaStream_t s = compute_.get();
   if (plan_.sorted) writeSortedLabels(cur_, p.out_half);  // the re-seed reads every row's label
-  const auto reseed = [&](auto label_type) {
+  withLabelType([&](auto label_type) {
     using LabelT = decltype(label_type);
     const auto* labels_out = reinterpret_cast<const LabelT*>(labelHalf(p.out_half));
     launchReseed<LabelT>(points_.get(), n_, labels_out, centroids_[cur_].get(),
@@ -62,11 +62,7 @@ void CudaEngine::reseedHere(const PendingStep& p, int empty_count) {
                          picked_keys_.get(), picked_points_.get(), farthest_keys_.get(),
                          farthest_blocks_, scalars_.get(), report_device_, updateParams(),
                          empty_count, s);
-  };
-  if (labelBytes() == 1)
-    reseed(std::uint8_t{});
-  else
-    reseed(std::uint16_t{});
+  });
   if (keepsBounds()) describeCentroids(p);  // the update described them before the re-seed
   after_update_.record(s);
 }

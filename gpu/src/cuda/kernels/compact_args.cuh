@@ -93,6 +93,15 @@ struct LoopStep {
   }
 };
 
+/// What every compact kernel does first: waits for the kernel before (waitForPriorKernel), lets
+/// the next one launch, and issues the load of its launch's stop mark (LoopStep::stopMark), which
+/// it tests before its first write (LoopStep::ended).
+__device__ __forceinline__ int startCompactKernel(const LoopStep& loop) {
+  waitForPriorKernel();
+  letNextKernelLaunch();
+  return loop.stopMark();
+}
+
 /// Everything one iteration of compact data reads and writes (device pointers).
 template <typename LabelT>
 struct CompactArgs {

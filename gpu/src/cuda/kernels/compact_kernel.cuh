@@ -412,9 +412,7 @@ __global__ void __launch_bounds__(kCompactThreads) compactAssignKernel(CompactAr
   __shared__ int queued;
   const bool first = a.labels_in == nullptr;
 
-  waitForPriorKernel();
-  letNextKernelLaunch();
-  const int loop_mark = a.loop.stopMark();  // tested after the set-up, which it overlaps
+  const int loop_mark = startCompactKernel(a.loop);  // tested after the set-up, which it overlaps
   // The first batch's loads go out before the block sets up, and overlap with it.
   const std::size_t batch = static_cast<std::size_t>(kCompactThreads) * P;
   const std::size_t stride = static_cast<std::size_t>(gridDim.x) * batch;

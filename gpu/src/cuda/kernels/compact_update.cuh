@@ -191,9 +191,7 @@ template <int D, typename LabelT>
 __global__ void __launch_bounds__(kCompactThreads) compactUpdateKernel(CompactArgs<LabelT> a) {
   constexpr int J = compactMaxK(D) / kCompactThreads;  // clusters per thread at most
   const int d = a.d, k = a.k;
-  waitForPriorKernel();
-  letNextKernelLaunch();
-  const int loop_mark = a.loop.stopMark();
+  const int loop_mark = startCompactKernel(a.loop);
   // Thread 0's run counters load now, not after the reduction, where every thread would wait at
   // the barrier for the round trip.
   const int iteration = threadIdx.x == 0 ? a.update.counters->iteration + 1 : 0;
@@ -249,9 +247,7 @@ __global__ void __launch_bounds__(kCompactThreads) compactSmallUpdateKernel(Comp
   const int k = a.k;
   const int lane = static_cast<int>(threadIdx.x) & 31;
   const bool mine_centroid = threadIdx.x < 32 && lane < k;
-  waitForPriorKernel();
-  letNextKernelLaunch();
-  const int loop_mark = a.loop.stopMark();
+  const int loop_mark = startCompactKernel(a.loop);
   int iteration = 0;
   double drift = 0.0;
   if (threadIdx.x == 0) {
@@ -326,9 +322,7 @@ __global__ void __launch_bounds__(kCompactThreads)
   const int k = a.k;
   const int j = static_cast<int>(threadIdx.x);
   const bool reports = blockIdx.x == gridDim.x - 1;
-  waitForPriorKernel();
-  letNextKernelLaunch();
-  const int loop_mark = a.loop.stopMark();
+  const int loop_mark = startCompactKernel(a.loop);
   int exponent[D];
   loadExponents(a, exponent);
   // The centroid's inputs load first: the reporting block's later stores (the tile kernel's

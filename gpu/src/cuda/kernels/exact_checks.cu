@@ -13,8 +13,7 @@ __global__ void meanQuotientsKernel(const std::int64_t* sum_q, const int* coord_
   for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n;
        i += std::size_t(gridDim.x) * blockDim.x) {
     const exact::MeanDivisor divisor(sum_w[i], 0);
-    const double num =
-        __dmul_rn(__ll2double_rn(sum_q[i]), __longlong_as_double((1023LL - coord_exp[i]) << 52));
+    const double num = exact::unscaled(sum_q[i], coord_exp[i]);
     divided[i] = __ddiv_rn(num, divisor.den);
     corrected[i] = divisor.quotient(num);
     means[i] = divisor.mean(sum_q[i], coord_exp[i]);

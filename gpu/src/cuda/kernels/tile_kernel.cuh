@@ -358,9 +358,7 @@ __global__ void __launch_bounds__(kCompactThreads, 3) tileAssignKernel(CompactAr
   const int k = a.k;
   __shared__ float scale[D];
   const bool first = a.labels_in == nullptr;
-  waitForPriorKernel();
-  letNextKernelLaunch();
-  const int loop_mark = a.loop.stopMark();  // tested after the set-up, which it overlaps
+  const int loop_mark = startCompactKernel(a.loop);  // tested after the set-up, which it overlaps
   // Labels go to another half than they came from (a snapshot capture): every row is written.
   const bool rewrite = a.labels_out != a.labels_in;
   // This launch's order (TileSchedule): the chunks of the last launch by its cost classes, the
