@@ -11,6 +11,7 @@ set(KMS_CUDA_SOURCES
   src/cuda/cuda_engine_step.cu
   src/cuda/compact_colours.cu
   src/cuda/tile_index.cu
+  src/cuda/repeat_groups.cu
   src/cuda/sorted_index.cu
   src/cuda/cuda_probe.cu
   src/cuda/device_ceilings.cu

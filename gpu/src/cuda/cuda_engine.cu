@@ -46,6 +46,7 @@ CudaEngine::CudaEngine(int device, const EngineOptions& options)
     : device_(selectDevice(device)),
       max_device_bytes_(options.max_device_bytes),
       point_tiles_(options.cuda_point_tiles),
+      repeated_rows_(options.cuda_repeated_rows),
       distance_bounds_(options.cuda_distance_bounds),
       sorted_runs_(options.cuda_sorted_runs),
       steps_past_convergence_(options.cuda_steps_past_convergence),
@@ -151,6 +152,27 @@ void CudaEngine::indexPointTiles(std::size_t data_bytes) {
     // Another program took the memory meanwhile: the iterations look at every row instead.
     tiles_.release();
   }
+  indexRepeatGroups();
+}
+
+void CudaEngine::indexRepeatGroups() {
+  groups_.release();
+  if (tiles_.empty() || shard_ || repeated_rows_ == RepeatedRows::Never) return;
+  // Auto: with Auto's tiles, when the rows repeat eight times or more on average (PointTiles::
+  // Always asks for the tiles themselves: tests, comparisons).
+  std::size_t max_groups = n_;
+  if (repeated_rows_ == RepeatedRows::Auto) {
+    if (point_tiles_ != PointTiles::Auto) return;
+    max_groups = n_ / 8;
+  }
+  std::size_t free_bytes = 0, total_bytes = 0;
+  KMS_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+  if (RepeatGroups::buildBytesFor(n_, d_) > free_bytes) return;
+  try {
+    groups_.build(tiles_.points(), n_, d_, max_groups, compute_.get());
+  } catch (const DeviceError&) {
+    groups_.release();  // as for the tiles: the iterations go on without the groups
+  }
 }
 
 template <typename T>
@@ -164,12 +186,13 @@ void CudaEngine::copyIn(ResidentBuffer<T>& buffer, const T* source, std::size_t 
 
 std::size_t CudaEngine::deviceBytes() const {
   return points_.deviceBytes() + weights_.deviceBytes() + counts_.deviceBytes() + tiles_.bytes() +
-         sorted_.bytes() + runs_.bytes() + coord_scale_.bytes() + coord_exp_.bytes() +
-         bounds_.bytes() + centroids_[0].bytes() + centroids_[1].bytes() + labels_.bytes() +
-         block_sums_.bytes() + totals_.bytes() + block_inertia_.bytes() + chunk_sums_.bytes() +
-         block_changed_.bytes() + block_work_.bytes() + picked_keys_.bytes() +
-         farthest_keys_.bytes() + scalars_.bytes() + empty_flags_.bytes() + empty_list_.bytes() +
-         staged_centroids_.bytes() + geometry_.bytes() + order_.bytes() + chunked_.bytes();
+         groups_.bytes() + group_labels_.bytes() + group_changed_.bytes() + sorted_.bytes() +
+         runs_.bytes() + coord_scale_.bytes() + coord_exp_.bytes() + bounds_.bytes() +
+         centroids_[0].bytes() + centroids_[1].bytes() + labels_.bytes() + block_sums_.bytes() +
+         totals_.bytes() + block_inertia_.bytes() + chunk_sums_.bytes() + block_changed_.bytes() +
+         block_work_.bytes() + picked_keys_.bytes() + farthest_keys_.bytes() + scalars_.bytes() +
+         empty_flags_.bytes() + empty_list_.bytes() + staged_centroids_.bytes() +
+         geometry_.bytes() + order_.bytes() + chunked_.bytes();
 }
 
 void CudaEngine::setData(const DataView& data) {
@@ -248,6 +271,9 @@ void CudaEngine::releaseData() {
   weights_.release();
   counts_.release();
   tiles_.release();
+  groups_.release();
+  group_labels_.release();
+  group_changed_.release();
   sorted_.release();
   labels_.release();
   block_sums_.release();
@@ -274,14 +300,18 @@ void CudaEngine::planFor() {
   }
   // 17 ≤ d ≤ 64, k ≤ 256: the wide kernels, with a distance bound per row (H200, 1 M × 64,
   // k = 256, iterations 11–60: 98 % of the rows settled by their bounds).
-  if (compact_fits)
+  if (compact_fits && !groups_.empty()) {
+    plan_ = planCompact<LabelT>(groups_.groups(), d_, k_, 0, limits_);
+    plan_.repeat_groups = true;
+  } else if (compact_fits) {
     plan_ = planCompact<LabelT>(n_, d_, k_, tiles_.tiles(), limits_);
-  else if (distance_bounds_ && fitsWideKernel(d_, k_) && weights_.size() == 0)
+  } else if (distance_bounds_ && fitsWideKernel(d_, k_) && weights_.size() == 0)
     plan_ = planWide<LabelT>(n_, d_, k_, limits_);
   else if (!summary_.fixed.counted)
     plan_ = planAssign<LabelT>(n_, d_, k_, limits_);
   else
     plan_ = planGeneric<LabelT>(n_, limits_);  // counts need 64-bit sums: the generic kernel's
+  plan_.dependent_launches = dependentLaunches();
 }
 
 namespace {
@@ -360,6 +390,9 @@ void CudaEngine::prepareRun(const KMeansConfig& config) {
   } else {
     chunked_.release();
   }
+  // Groups of equal rows: their labels and the list of those that changed (its count last).
+  group_labels_.resize(plan_.repeat_groups ? groups_.groups() * labelBytes() : 0);
+  group_changed_.resize(plan_.repeat_groups ? groups_.groups() + 1 : 0);
   block_inertia_.resize(resultSlots());
   block_changed_.resize(resultSlots());
   // Per block: rows searched and distances computed (compact kernels), rows searched (tensor).
@@ -385,8 +418,12 @@ void CudaEngine::startRun() {
   runs_.resize(plan_.sorted ? 2 : 0);
   // Each iteration reads the previous runs up to k (past their groups: zeros, never used).
   if (plan_.sorted) KMS_CUDA_CHECK(cudaMemsetAsync(runs_.get(), 0, runs_.bytes(), s));
-  if (keepsBounds()) {                          // sums and bounds kept across iterations
-    bounds_.resize(keepsRowBounds() ? n_ : 0);  // the tile kernel keeps no bound per row
+  if (plan_.repeat_groups)
+    KMS_CUDA_CHECK(
+        cudaMemsetAsync(group_changed_.get() + groups_.groups(), 0, sizeof(unsigned), s));
+  if (keepsBounds()) {  // sums and bounds kept across iterations
+    // The tile kernel keeps no bound per row; the groups one per group.
+    bounds_.resize(keepsRowBounds() ? compactRows() : 0);
     geometry_.resize(2 * static_cast<std::size_t>(k_) + 1);
     order_.resize(k_);
     KMS_CUDA_CHECK(cudaMemsetAsync(totals_.get(), 0, totals_.bytes(), s));

@@ -27,6 +27,7 @@
 #include "cuda/kernels/compact_iteration.cuh"
 #include "cuda/kernels/iteration_kernels.cuh"
 #include "cuda/kernels/sorted_iteration.cuh"
+#include "cuda/repeat_groups.cuh"
 #include "cuda/sorted_index.cuh"
 #include "cuda/tile_index.cuh"
 #include "kmeans/backend.h"
@@ -214,6 +215,11 @@ class CudaEngine final : public Engine {
   /// loadData, for data of d ≤ 4 on the device: the point tiles when they are enabled and their
   /// memory is free (otherwise the iterations look at every row, with the same results).
   void indexPointTiles(std::size_t data_bytes);
+  /// loadData, after the point tiles: the groups of equal rows when the rows repeat
+  /// (EngineOptions::cuda_repeated_rows) and their memory is free.
+  void indexRepeatGroups();
+  /// Rows the compact kernels iterate over: the groups of equal rows, or every row.
+  std::size_t compactRows() const { return plan_.repeat_groups ? groups_.groups() : n_; }
   /// loadData, for data of d = 1 on the device: the sorted runs when they are enabled and their
   /// memory is free (otherwise the compact kernels, with the same results).
   void indexSortedRuns(std::size_t data_bytes);
@@ -230,10 +236,11 @@ class CudaEngine final : public Engine {
   int device_ = 0;
   std::size_t max_device_bytes_ = 0;  ///< EngineOptions::max_device_bytes (0: free memory)
   int fault_at_iteration_ = 0;        ///< tests: the step that first runs a trapping kernel
-  PointTiles point_tiles_ = PointTiles::Auto;  ///< EngineOptions::cuda_point_tiles
-  bool distance_bounds_ = true;                ///< EngineOptions::cuda_distance_bounds
-  bool sorted_runs_ = true;                    ///< EngineOptions::cuda_sorted_runs
-  bool steps_past_convergence_ = false;        ///< EngineOptions::cuda_steps_past_convergence
+  PointTiles point_tiles_ = PointTiles::Auto;        ///< EngineOptions::cuda_point_tiles
+  RepeatedRows repeated_rows_ = RepeatedRows::Auto;  ///< EngineOptions::cuda_repeated_rows
+  bool distance_bounds_ = true;                      ///< EngineOptions::cuda_distance_bounds
+  bool sorted_runs_ = true;                          ///< EngineOptions::cuda_sorted_runs
+  bool steps_past_convergence_ = false;              ///< EngineOptions::cuda_steps_past_convergence
   cudaDeviceProp props_{};
   DeviceLimits limits_;
   ThreadPool widen_pool_{4};
@@ -260,6 +267,7 @@ class CudaEngine final : public Engine {
   DeviceBuffer<int> coord_exp_;
   TileIndex tiles_;  // d ≤ 4 on the device: the rows sorted in tiles (tile_index.cuh), or empty
   SortedIndex sorted_;    // d = 1 on the device: the rows sorted with prefix sums, or empty
+  RepeatGroups groups_;   // the tiles' rows in groups of equal rows (repeat_groups.cuh), or empty
   int inertia_bits_ = 0;  // its inertia grid's bits (SortedIndex::inertiaExponent)
 
   // Run state.
@@ -279,6 +287,10 @@ class CudaEngine final : public Engine {
   DeviceBuffer<long long> global_totals_;
   DeviceBuffer<float> picked_points_;  // re-seeding: each round's pick (k × d)
   DeviceBuffer<float> bounds_;         // compact kernels: per-row lower distance bounds
+  /// Groups of equal rows (plan_.repeat_groups): each group's label, and the groups whose label
+  /// changed in the iteration, listed, with their count last.
+  DeviceBuffer<unsigned char> group_labels_;
+  DeviceBuffer<unsigned> group_changed_;
   /// Sorted runs: the runs of the iterations that ran with centroids_[0] and [1] are in [1]
   /// and [0] (each iteration reads the previous one's to count the changed labels).
   DeviceBuffer<SortedRunState> runs_;

@@ -56,6 +56,20 @@ CompactArgs<LabelT> CudaEngine::compactArgs(int cur, int in_half, int out_half) 
     a.tile_sched_lists = tiles_.scheduleLists();
     a.inertia_exp = inertia_exp_;
   }
+  if (plan_.repeat_groups) {  // the row kernel over one row a group, then the rows' labels
+    auto* group_labels = reinterpret_cast<LabelT*>(group_labels_.get());
+    a.points = groups_.values();
+    a.counts = groups_.counts();
+    a.n = groups_.groups();
+    a.labels_in = in_half < 0 ? nullptr : group_labels;
+    a.labels_out = group_labels;
+    a.group_starts = groups_.starts();
+    a.group_rows = tiles_.rows();
+    a.row_labels = reinterpret_cast<LabelT*>(labelHalf(out_half));
+    a.group_changed = group_changed_.get();
+    a.group_changed_count = group_changed_.get() + groups_.groups();
+    a.groups_every = in_half != out_half;  // (in_half −1: the first iteration)
+  }
   return a;
 }
 

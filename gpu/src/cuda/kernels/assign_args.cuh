@@ -77,6 +77,12 @@ struct AssignPlan {
   bool compact = false;
   /// Compact with point tiles (d ≤ 4): the assignment settles whole tiles (tile_kernel.cuh).
   bool point_tiles = false;
+  /// Compact over the groups of equal rows (repeat_groups.cuh): the row kernel over one row
+  /// and its count a group, then every row given its group's label.
+  bool repeat_groups = false;
+  /// Kernels may launch as programmatic dependents of the kernel before (compute capability
+  /// 9.0 and newer; set by the engine).
+  bool dependent_launches = false;
   /// Compact rows of 4 < d ≤ 16 too few to reach every multiprocessor two a thread: one row a
   /// thread (compactRowsPerThread), twice the blocks.
   bool small_rows = false;

@@ -154,6 +154,19 @@ struct CompactArgs {
   TileIteration* tile_iteration = nullptr;  ///< zeroed before every tile assignment
   TileSchedule* tile_schedule = nullptr;    ///< the order of the chunks (TileIndex::schedule)
   unsigned* tile_sched_lists = nullptr;     ///< its lists: 2 × kTileCostClasses × tile_chunks
+  /// Groups of equal rows (repeat_groups.cuh), or group_starts = null. With groups, the rows
+  /// above (points, counts, n, labels, bounds) are the groups — a row and its count each — and
+  /// after the assignment every original row takes its group's label in `row_labels`
+  /// (expandGroupLabelsKernel): the groups whose label changed, listed by the assignment, or
+  /// with `groups_every` all of them.
+  const std::uint32_t* group_starts = nullptr;  ///< groups + 1: group g is sorted rows [g, g + 1)
+  const std::uint32_t* group_rows = nullptr;    ///< each sorted row's original index
+  LabelT* row_labels = nullptr;                 ///< the original rows' labels (a label half)
+  unsigned* group_changed = nullptr;            ///< the groups whose label changed, listed
+  unsigned* group_changed_count = nullptr;      ///< how many: zeroed by every update
+  /// Every group's rows written: the first iteration, or row labels in another half than the
+  /// last iteration's (a snapshot capture).
+  bool groups_every = false;
   /// The grid of the tiles' inertia: 2^inertia_exp, chosen so that the largest possible inertia
   /// (every weight times the data's squared diameter) is below 2^120 units.
   int inertia_exp = 0;

@@ -6,6 +6,7 @@
 #include "cuda/cuda_check.cuh"
 #include "cuda/kernels/compact_kernel.cuh"
 #include "cuda/kernels/compact_update.cuh"
+#include "cuda/kernels/group_labels.cuh"
 #include "cuda/kernels/tile_kernel.cuh"
 
 namespace kms::cuda {
@@ -159,6 +160,11 @@ void launchCompactAssign(const AssignPlan& plan, const CompactArgs<LabelT>& args
                         after_kernel, args);
   });
   KMS_CHECK_LAUNCH();
+  if (args.group_starts != nullptr) {  // groups of equal rows: their rows' labels
+    launchCompactKernel(expandGroupLabelsKernel<LabelT>, plan.blocks, 0, stream,
+                        plan.dependent_launches, args);
+    KMS_CHECK_LAUNCH();
+  }
 }
 
 template <typename LabelT>

@@ -152,6 +152,9 @@ __device__ __forceinline__ void writeLabel(const CompactArgs<LabelT>& a, std::si
   if (moved) {
     changed += count;
     a.labels_out[i] = new_label;
+    // Groups of equal rows: this group's rows take the new label after the assignment.
+    if (a.group_changed != nullptr && !a.groups_every)
+      a.group_changed[atomicAdd(a.group_changed_count, 1u)] = static_cast<unsigned>(i);
   } else if (a.labels_out != a.labels_in) {
     a.labels_out[i] = new_label;
   }

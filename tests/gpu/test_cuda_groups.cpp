@@ -1,0 +1,150 @@
+// Groups of equal rows (repeat_groups.cuh): data whose rows repeat — a photo's pixels — iterate
+// over one row and its count per group, and every row takes its group's label afterwards (the
+// groups whose label changed, or all of them on the first iteration and into a capture's other
+// label half). Labels must be the CPU backend's and centroids bit-identical every iteration: on
+// posterised pictures, with empty clusters re-seeded from the rows' labels, with 16-bit labels,
+// through snapshot captures, in launches of several iterations, on huge groups (a hundred equal
+// values), and chosen by RepeatedRows::Auto for a photo-sized picture.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "gpu_test_support.h"
+#include "loop_test_support.h"
+#include "picture_data.h"
+#include "support/compact_data.h"
+
+namespace kms {
+namespace {
+
+/// The groups whenever the data have tiles (any share of repeats, any size).
+EngineOptions groupsAlways() {
+  EngineOptions options;
+  options.cuda_point_tiles = PointTiles::Always;
+  options.cuda_repeated_rows = RepeatedRows::Always;
+  return options;
+}
+
+EngineOptions tilesAlways() {
+  EngineOptions options;
+  options.cuda_point_tiles = PointTiles::Always;
+  options.cuda_repeated_rows = RepeatedRows::Never;
+  return options;
+}
+
+/// Distinct rows of `p` (d coordinates).
+std::size_t distinctRows(const std::vector<float>& p, int d) {
+  return test::compactOf(p, d).view().n;
+}
+
+struct GroupCase {
+  int d;
+  int k;
+  bool reseed;  ///< a third of the centroids start far away: clusters empty and re-seed
+  int step;     ///< posterised to levels this far apart (1: every 8-bit level)
+};
+
+class GroupsGpuVersusCpu : public ::testing::TestWithParam<GroupCase> {};
+
+TEST_P(GroupsGpuVersusCpu, SameTrajectory) {
+  KMS_REQUIRE_CUDA();
+  const GroupCase c = GetParam();
+  const auto p = test::picture(331, 307, c.d, 60 + c.d + c.k, c.step);
+  auto start = test::uniformPoints(std::size_t(c.k), c.d, 9 + c.k, 0.1f, 0.9f);
+  if (c.reseed)
+    for (int j = 0; j < c.k; j += 3)
+      start[std::size_t(j) * c.d] += 30.0f;
+  KMeansConfig config = test::givenCentroids(start, c.k);
+  config.empty_clusters =
+      c.reseed ? EmptyClusterPolicy::ReseedFarthest : EmptyClusterPolicy::KeepCentroid;
+  const DataView view{p.data(), p.size() / c.d, c.d};
+  const auto stats = test::expectSameTrajectory(view, config, 30, groupsAlways());
+  ASSERT_FALSE(stats.empty());
+  // The first iteration searched every group — each distinct row once (the Morton keys of
+  // 8-bit levels are distinct) — not every row.
+  EXPECT_EQ(stats[0].rows_searched, static_cast<std::int64_t>(distinctRows(p, c.d)))
+      << "not iterating over the groups";
+}
+
+std::string groupName(const ::testing::TestParamInfo<GroupCase>& info) {
+  const GroupCase& c = info.param;
+  return "d" + std::to_string(c.d) + "_k" + std::to_string(c.k) + (c.reseed ? "_reseed" : "") +
+         "_step" + std::to_string(c.step);
+}
+
+INSTANTIATE_TEST_SUITE_P(Pictures, GroupsGpuVersusCpu,
+                         ::testing::Values(GroupCase{3, 16, false, 16}, GroupCase{3, 64, true, 16},
+                                           GroupCase{3, 256, false, 4}, GroupCase{3, 300, true, 8},
+                                           GroupCase{3, 1024, false, 8}, GroupCase{1, 8, true, 1},
+                                           GroupCase{2, 40, false, 8}, GroupCase{4, 100, true, 2},
+                                           GroupCase{3, 1, false, 16}),
+                         groupName);
+
+// Groups and tiles side by side, with a snapshot capture every seventh iteration (labels into
+// the other half: every group's rows written) and empty clusters re-seeded from the rows'
+// labels: the same labels, centroids and captures every iteration; and the same inertia to the
+// last bit when the run is repeated.
+TEST(CudaGroups, GroupsAndTilesGiveTheSameRun) {
+  KMS_REQUIRE_CUDA();
+  const auto p = test::picture(640, 480, 3, 78, 8);
+  const DataView view{p.data(), p.size() / 3, 3};
+  KMeansConfig config;
+  config.k = 48;
+  config.init = InitMethod::GreedyKMeansPlusPlus;
+  config.seed = 6;
+  config.empty_clusters = EmptyClusterPolicy::ReseedFarthest;
+  auto groups = createEngine(BackendKind::Cuda, groupsAlways()).engine;
+  auto tiles = createEngine(BackendKind::Cuda, tilesAlways()).engine;
+  groups->setData(view);
+  tiles->setData(view);
+  const auto first = test::expectSameEngineRun(*groups, *tiles, config, 40, 7);
+  ASSERT_FALSE(HasFailure());
+  const auto again = test::expectSameEngineRun(*groups, *tiles, config, 40, 5);
+  ASSERT_EQ(first.size(), again.size());
+  for (std::size_t i = 0; i < first.size(); ++i)
+    EXPECT_EQ(first[i].inertia, again[i].inertia) << "iteration " << i + 1;
+}
+
+// Launches of sixteen iterations in one graph (the expansion of the labels inside each), and
+// shorter calls step() by step(), against step() by step() and the CPU.
+TEST(CudaGroups, InLaunchesAsStepByStep) {
+  KMS_REQUIRE_CUDA();
+  const auto x = test::levelPoints(200000, 3, 10, 41);
+  KMeansConfig config;
+  config.k = 64;
+  config.seed = 4;
+  config.tolerance = 0;
+  config.max_iterations = 48;
+  test::expectLoopIsStepByStep(DataView{x.data(), x.size() / 3, 3}, config, {16, 5, 16},
+                               test::LoopShape{16, false}, groupsAlways());
+}
+
+// A hundred equal values at 0 and at 10 (two groups of a hundred rows) with two lone values
+// between: the middle cluster empties in the second iteration, inside a launch.
+TEST(CudaGroups, AClusterEmptiedInsideALaunch) {
+  KMS_REQUIRE_CUDA();
+  std::vector<float> x;
+  const KMeansConfig config = test::emptiedInSecondIteration(x);
+  for (const EmptyClusterPolicy policy :
+       {EmptyClusterPolicy::ReseedFarthest, EmptyClusterPolicy::KeepCentroid})
+    test::expectMidLaunchEmptying(DataView{x.data(), x.size(), 1}, config, policy,
+                                  test::LoopShape{16, false}, groupsAlways());
+}
+
+// RepeatedRows::Auto on a photo-sized picture (4.68 M pixels, Auto's tiles) whose pixels repeat:
+// the groups are chosen, and the run is the CPU's.
+TEST(CudaGroups, AutoChoosesThemForAPhotoSizedPicture) {
+  KMS_REQUIRE_CUDA();
+  const auto p = test::picture(2600, 1800, 3, 94, 8);
+  const DataView view{p.data(), p.size() / 3, 3};
+  KMeansConfig config;
+  config.k = 32;
+  config.seed = 2;
+  const auto stats = test::expectSameTrajectory(view, config, 6);
+  ASSERT_FALSE(stats.empty());
+  EXPECT_EQ(stats[0].rows_searched, static_cast<std::int64_t>(distinctRows(p, 3)));
+}
+
+}  // namespace
+}  // namespace kms
