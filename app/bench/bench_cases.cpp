@@ -241,6 +241,14 @@ std::vector<BenchCase> benchCases(bool quick, const Photo* photo) {
                                     : k == 64 ? 0.08
                                               : 0.12,
                        .batch = 16});
+    for (int k : {64, 256})
+      cases.push_back({.name = "real photo " + size + " per pixel, k=" + std::to_string(k) +
+                               ", point tiles (no groups of equal pixels)",
+                       .data_key = "real-pixels",
+                       .n = n,
+                       .d = 3,
+                       .k = k,
+                       .no_groups = true});
     for (int k : {16, 64, 256})
       cases.push_back({.name = "real photo " + size + " per pixel, k=" + std::to_string(k) +
                                ", row by row (no tiles)",

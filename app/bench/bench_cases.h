@@ -37,6 +37,9 @@ struct BenchCase {
   /// cuda_sorted_runs = false): every iteration looks at every row, for comparison with the tiles
   /// of d ≤ 4 and the sorted runs of d = 1.
   bool rows = false;
+  /// Run a photo's pixels on the point tiles rather than on the groups of equal rows
+  /// (EngineOptions::cuda_repeated_rows = Never), for comparison.
+  bool no_groups = false;
   /// Rank every row every iteration (EngineOptions::cuda_distance_bounds = false): the tensor or
   /// tiled kernels of 17 ≤ d ≤ 64, for comparison with the wide kernels' bounds.
   bool every_row = false;

@@ -415,6 +415,8 @@ int main(int argc, char** argv) {
               static_cast<std::size_t>(c.kept_share * double(c.n) * c.d * sizeof(float));
         options.cuda_tensor_cores = !c.simt;
         options.cuda_point_tiles = c.rows ? kms::PointTiles::Never : kms::PointTiles::Auto;
+        options.cuda_repeated_rows =
+            c.no_groups ? kms::RepeatedRows::Never : kms::RepeatedRows::Auto;
         options.cuda_sorted_runs = !c.rows;
         options.cuda_distance_bounds = !c.every_row;
         // Launches of several iterations time the same iterations as step() by step(), past

@@ -152,10 +152,10 @@ void CudaEngine::indexPointTiles(std::size_t data_bytes) {
     // Another program took the memory meanwhile: the iterations look at every row instead.
     tiles_.release();
   }
-  indexRepeatGroups();
+  indexRepeatGroups(data_bytes);
 }
 
-void CudaEngine::indexRepeatGroups() {
+void CudaEngine::indexRepeatGroups(std::size_t data_bytes) {
   groups_.release();
   if (tiles_.empty() || shard_ || repeated_rows_ == RepeatedRows::Never) return;
   // Auto: with Auto's tiles, when the rows repeat eight times or more on average (PointTiles::
@@ -167,12 +167,17 @@ void CudaEngine::indexRepeatGroups() {
   }
   std::size_t free_bytes = 0, total_bytes = 0;
   KMS_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-  if (RepeatGroups::buildBytesFor(n_, d_) > free_bytes) return;
+  const std::size_t build_bytes = RepeatGroups::buildBytesFor(n_, d_);
+  if (build_bytes > free_bytes) return;
+  if (max_device_bytes_ > 0 && data_bytes + tiles_.bytes() + build_bytes > max_device_bytes_)
+    return;
   try {
     groups_.build(tiles_.points(), n_, d_, max_groups, compute_.get());
   } catch (const DeviceError&) {
     groups_.release();  // as for the tiles: the iterations go on without the groups
   }
+  // The groups replace the tiles, which keep only their sorted order (each group's rows).
+  if (!groups_.empty()) tiles_.keepOrderOnly();
 }
 
 template <typename T>
@@ -392,7 +397,7 @@ void CudaEngine::prepareRun(const KMeansConfig& config) {
   }
   // Groups of equal rows: their labels and the list of those that changed (its count last).
   group_labels_.resize(plan_.repeat_groups ? groups_.groups() * labelBytes() : 0);
-  group_changed_.resize(plan_.repeat_groups ? groups_.groups() + 1 : 0);
+  group_changed_.resize(plan_.repeat_groups ? groups_.segments() + 1 : 0);
   block_inertia_.resize(resultSlots());
   block_changed_.resize(resultSlots());
   // Per block: rows searched and distances computed (compact kernels), rows searched (tensor).
@@ -420,7 +425,7 @@ void CudaEngine::startRun() {
   if (plan_.sorted) KMS_CUDA_CHECK(cudaMemsetAsync(runs_.get(), 0, runs_.bytes(), s));
   if (plan_.repeat_groups)
     KMS_CUDA_CHECK(
-        cudaMemsetAsync(group_changed_.get() + groups_.groups(), 0, sizeof(unsigned), s));
+        cudaMemsetAsync(group_changed_.get() + groups_.segments(), 0, sizeof(unsigned), s));
   if (keepsBounds()) {  // sums and bounds kept across iterations
     // The tile kernel keeps no bound per row; the groups one per group.
     bounds_.resize(keepsRowBounds() ? compactRows() : 0);

@@ -217,7 +217,7 @@ class CudaEngine final : public Engine {
   void indexPointTiles(std::size_t data_bytes);
   /// loadData, after the point tiles: the groups of equal rows when the rows repeat
   /// (EngineOptions::cuda_repeated_rows) and their memory is free.
-  void indexRepeatGroups();
+  void indexRepeatGroups(std::size_t data_bytes);
   /// Rows the compact kernels iterate over: the groups of equal rows, or every row.
   std::size_t compactRows() const { return plan_.repeat_groups ? groups_.groups() : n_; }
   /// loadData, for data of d = 1 on the device: the sorted runs when they are enabled and their

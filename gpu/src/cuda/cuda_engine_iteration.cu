@@ -65,9 +65,12 @@ CompactArgs<LabelT> CudaEngine::compactArgs(int cur, int in_half, int out_half) 
     a.labels_out = group_labels;
     a.group_starts = groups_.starts();
     a.group_rows = tiles_.rows();
+    a.group_segment_first = groups_.segmentFirst();
+    a.segment_group = groups_.segmentGroup();
+    a.group_segments = groups_.segments();
     a.row_labels = reinterpret_cast<LabelT*>(labelHalf(out_half));
     a.group_changed = group_changed_.get();
-    a.group_changed_count = group_changed_.get() + groups_.groups();
+    a.group_changed_count = group_changed_.get() + groups_.segments();
     a.groups_every = in_half != out_half;  // (in_half −1: the first iteration)
   }
   return a;

@@ -48,23 +48,45 @@ __global__ void groupRowsKernel(const float* __restrict__ sorted, int d,
   counts[g] = starts[g + 1] - first;
 }
 
+/// Each group's segments (kGroupSegment rows at most): their number, with a 0 past the last
+/// group for the exclusive sum that gives the first of each.
+__global__ void segmentCountsKernel(const std::uint32_t* __restrict__ counts, std::size_t groups,
+                                    std::uint32_t* segment_counts) {
+  const std::size_t g = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
+  if (g > groups) return;
+  segment_counts[g] = g < groups ? (counts[g] + kGroupSegment - 1) / kGroupSegment : 0u;
+}
+
+/// Names each segment's group.
+__global__ void segmentGroupsKernel(const std::uint32_t* __restrict__ segment_first,
+                                    std::size_t groups, std::uint32_t* segment_group) {
+  const std::size_t g = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
+  if (g >= groups) return;
+  for (std::uint32_t s = segment_first[g]; s < segment_first[g + 1]; ++s)
+    segment_group[s] = static_cast<std::uint32_t>(g);
+}
+
 }  // namespace
 
 std::size_t RepeatGroups::buildBytesFor(std::size_t n, int d) {
   // Heads and their sums (and the scan's scratch, small), then at most n groups.
   return n * 2 * sizeof(std::uint32_t) + (4u << 20) +
-         n * (d * sizeof(float) + 2 * sizeof(std::uint32_t));
+         n * (d * sizeof(float) + 4 * sizeof(std::uint32_t)) + n / kGroupSegment * 4;
 }
 
 std::size_t RepeatGroups::bytes() const {
-  return values_.bytes() + counts_.bytes() + starts_.bytes();
+  return values_.bytes() + counts_.bytes() + starts_.bytes() + segment_first_.bytes() +
+         segment_group_.bytes();
 }
 
 void RepeatGroups::release() noexcept {
   groups_ = 0;
+  segments_ = 0;
   values_.release();
   counts_.release();
   starts_.release();
+  segment_first_.release();
+  segment_group_.release();
 }
 
 void RepeatGroups::build(const float* sorted, std::size_t n, int d, std::size_t max_groups,
@@ -94,8 +116,31 @@ void RepeatGroups::build(const float* sorted, std::size_t n, int d, std::size_t 
   groupRowsKernel<<<blocksFor(groups), kThreads, 0, stream>>>(sorted, d, starts_.get(), groups,
                                                               values_.get(), counts_.get());
   KMS_CHECK_LAUNCH();
+  // The segments: an exclusive sum of their numbers (the last entry, past the groups, is the
+  // total).
+  segment_first_.resize(static_cast<std::size_t>(groups) + 1);
+  DeviceBuffer<std::uint32_t> segment_counts(static_cast<std::size_t>(groups) + 1);
+  segmentCountsKernel<<<blocksFor(groups + 1), kThreads, 0, stream>>>(counts_.get(), groups,
+                                                                      segment_counts.get());
+  KMS_CHECK_LAUNCH();
+  scratch_bytes = 0;
+  KMS_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, scratch_bytes, segment_counts.get(),
+                                               segment_first_.get(), groups + 1, stream));
+  DeviceBuffer<unsigned char> segment_scratch(scratch_bytes);
+  KMS_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(segment_scratch.get(), scratch_bytes,
+                                               segment_counts.get(), segment_first_.get(),
+                                               groups + 1, stream));
+  std::uint32_t segments = 0;
+  KMS_CUDA_CHECK(cudaMemcpyAsync(&segments, segment_first_.get() + groups, sizeof(segments),
+                                 cudaMemcpyDeviceToHost, stream));
+  KMS_CUDA_CHECK(cudaStreamSynchronize(stream));
+  segment_group_.resize(segments);
+  segmentGroupsKernel<<<blocksFor(groups), kThreads, 0, stream>>>(segment_first_.get(), groups,
+                                                                  segment_group_.get());
+  KMS_CHECK_LAUNCH();
   KMS_CUDA_CHECK(cudaStreamSynchronize(stream));  // the buffers above go out of scope
   groups_ = groups;
+  segments_ = segments;
 }
 
 }  // namespace kms::cuda

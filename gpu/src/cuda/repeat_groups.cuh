@@ -23,6 +23,13 @@
 
 namespace kms::cuda {
 
+/// Rows of a group written by one warp at most when the rows take their groups' labels
+/// (expandGroupLabelsKernel): a group is cut into segments of this many sorted rows, so that a
+/// colour of a million pixels is written by four thousand warps, not one (one warp a group had
+/// made the expansion 25–38 µs an iteration at k = 256 on the benchmarks' photo, Nsight Compute,
+/// H200: a few groups of that size changing label).
+inline constexpr unsigned kGroupSegment = 256;
+
 class RepeatGroups {
  public:
   /// Device bytes the groups of n rows of d coordinates keep (at most n groups) while building.
@@ -42,12 +49,20 @@ class RepeatGroups {
   const std::uint32_t* counts() const { return counts_.get(); }  ///< rows in each group
   /// groups + 1: group g is the sorted rows [starts[g], starts[g + 1]).
   const std::uint32_t* starts() const { return starts_.get(); }
+  /// Segments of up to kGroupSegment rows: group g's are [segmentFirst()[g], segmentFirst()[g +
+  /// 1]) (groups + 1 entries), and segmentGroup() names each segment's group.
+  std::size_t segments() const { return segments_; }
+  const std::uint32_t* segmentFirst() const { return segment_first_.get(); }
+  const std::uint32_t* segmentGroup() const { return segment_group_.get(); }
 
  private:
   std::size_t groups_ = 0;
+  std::size_t segments_ = 0;
   DeviceBuffer<float> values_;
   DeviceBuffer<std::uint32_t> counts_;
   DeviceBuffer<std::uint32_t> starts_;
+  DeviceBuffer<std::uint32_t> segment_first_;
+  DeviceBuffer<std::uint32_t> segment_group_;
 };
 
 }  // namespace kms::cuda

@@ -140,6 +140,19 @@ std::size_t TileIndex::bytes() const {
          schedule_.bytes() + schedule_lists_.bytes();
 }
 
+void TileIndex::keepOrderOnly() noexcept {
+  points_.release();
+  counts_.release();
+  shapes_.release();
+  sums_.release();
+  owners_.release();
+  labels_.release();
+  bounds_.release();
+  iteration_.release();
+  schedule_.release();
+  schedule_lists_.release();
+}
+
 void TileIndex::release() noexcept {
   tiles_ = 0;
   points_.release();

@@ -39,6 +39,9 @@ class TileIndex {
   void build(const float* points, const std::uint32_t* counts, std::size_t n, int d,
              const float* coord_scale, const double* lo, const double* hi, cudaStream_t stream);
   void release() noexcept;
+  /// Keeps only the sorted order (rows()) and gives the rest back: the groups of equal rows
+  /// (repeat_groups.cuh) replace the tiles and need nothing else of them. tiles() stays.
+  void keepOrderOnly() noexcept;
 
   bool empty() const { return tiles_ == 0; }
   std::size_t tiles() const { return tiles_; }

@@ -161,9 +161,14 @@ struct CompactArgs {
   /// with `groups_every` all of them.
   const std::uint32_t* group_starts = nullptr;  ///< groups + 1: group g is sorted rows [g, g + 1)
   const std::uint32_t* group_rows = nullptr;    ///< each sorted row's original index
-  LabelT* row_labels = nullptr;                 ///< the original rows' labels (a label half)
-  unsigned* group_changed = nullptr;            ///< the groups whose label changed, listed
-  unsigned* group_changed_count = nullptr;      ///< how many: zeroed by every update
+  /// The groups' segments of kGroupSegment rows (RepeatGroups): groups + 1 firsts, and each
+  /// segment's group.
+  const std::uint32_t* group_segment_first = nullptr;
+  const std::uint32_t* segment_group = nullptr;
+  std::size_t group_segments = 0;
+  LabelT* row_labels = nullptr;             ///< the original rows' labels (a label half)
+  unsigned* group_changed = nullptr;        ///< the segments of the groups whose label changed
+  unsigned* group_changed_count = nullptr;  ///< how many: zeroed by every update
   /// Every group's rows written: the first iteration, or row labels in another half than the
   /// last iteration's (a snapshot capture).
   bool groups_every = false;

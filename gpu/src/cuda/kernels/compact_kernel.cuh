@@ -152,9 +152,15 @@ __device__ __forceinline__ void writeLabel(const CompactArgs<LabelT>& a, std::si
   if (moved) {
     changed += count;
     a.labels_out[i] = new_label;
-    // Groups of equal rows: this group's rows take the new label after the assignment.
-    if (a.group_changed != nullptr && !a.groups_every)
-      a.group_changed[atomicAdd(a.group_changed_count, 1u)] = static_cast<unsigned>(i);
+    // Groups of equal rows: this group's rows take the new label after the assignment (its
+    // segments listed).
+    if (a.group_changed != nullptr && !a.groups_every) {
+      const unsigned first = a.group_segment_first[i];
+      const unsigned segments = a.group_segment_first[i + 1] - first;
+      const unsigned at = atomicAdd(a.group_changed_count, segments);
+      for (unsigned s = 0; s < segments; ++s)
+        a.group_changed[at + s] = first + s;
+    }
   } else if (a.labels_out != a.labels_in) {
     a.labels_out[i] = new_label;
   }
