@@ -8,6 +8,8 @@
 #include <random>
 #include <vector>
 
+#include "gpu_test_support.h"
+
 namespace kms::test {
 
 /// A w × h picture of d smooth channels with a little noise, quantised to 8 bits (values
@@ -34,6 +36,20 @@ inline std::vector<float> picture(int w, int h, int d, std::uint64_t seed, int s
         p.push_back(std::min(255.0f, q * step) / 255.0f);
       }
   return p;
+}
+
+/// Given centroids for the pictures' trajectories: k uniform in [0.1, 0.9]^d (seeded), and with
+/// `far` every third of them moved 30 away along the first axis — clusters that empty and
+/// re-seed (ReseedFarthest; KeepCentroid otherwise).
+inline KMeansConfig pictureStart(int k, int d, std::uint64_t seed, bool far) {
+  auto start = uniformPoints(std::size_t(k), d, seed, 0.1f, 0.9f);
+  if (far)
+    for (int j = 0; j < k; j += 3)
+      start[std::size_t(j) * d] += 30.0f;
+  KMeansConfig config = givenCentroids(start, k);
+  config.empty_clusters =
+      far ? EmptyClusterPolicy::ReseedFarthest : EmptyClusterPolicy::KeepCentroid;
+  return config;
 }
 
 }  // namespace kms::test

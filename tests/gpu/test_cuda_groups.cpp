@@ -7,7 +7,9 @@
 // values), and chosen by RepeatedRows::Auto for a photo-sized picture.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "gpu_test_support.h"
@@ -51,13 +53,7 @@ TEST_P(GroupsGpuVersusCpu, SameTrajectory) {
   KMS_REQUIRE_CUDA();
   const GroupCase c = GetParam();
   const auto p = test::picture(331, 307, c.d, 60 + c.d + c.k, c.step);
-  auto start = test::uniformPoints(std::size_t(c.k), c.d, 9 + c.k, 0.1f, 0.9f);
-  if (c.reseed)
-    for (int j = 0; j < c.k; j += 3)
-      start[std::size_t(j) * c.d] += 30.0f;
-  KMeansConfig config = test::givenCentroids(start, c.k);
-  config.empty_clusters =
-      c.reseed ? EmptyClusterPolicy::ReseedFarthest : EmptyClusterPolicy::KeepCentroid;
+  const KMeansConfig config = test::pictureStart(c.k, c.d, 9 + c.k, c.reseed);
   const DataView view{p.data(), p.size() / c.d, c.d};
   const auto stats = test::expectSameTrajectory(view, config, 30, groupsAlways());
   ASSERT_FALSE(stats.empty());
@@ -106,18 +102,67 @@ TEST(CudaGroups, GroupsAndTilesGiveTheSameRun) {
     EXPECT_EQ(first[i].inertia, again[i].inertia) << "iteration " << i + 1;
 }
 
+// Snapshot captures (labels into the other half: every group's rows written) taken while the
+// run goes on, against the CPU's labels and centroids of the captured iteration.
+TEST(CudaGroups, CapturesFollowTheCpu) {
+  KMS_REQUIRE_CUDA();
+  const auto p = test::picture(400, 300, 3, 79, 8);
+  const DataView view{p.data(), p.size() / 3, 3};
+  KMeansConfig config = test::pictureStart(40, 3, 13, true);
+  config.tolerance = 0;
+  config.max_iterations = 24;
+  auto gpu = createEngine(BackendKind::Cuda, groupsAlways()).engine;
+  auto cpu = createCpuEngine(0);
+  gpu->setData(view);
+  cpu->setData(view);
+  gpu->initialize(config);
+  cpu->initialize(config);
+  std::vector<Snapshot> expected(1);  // the CPU's snapshot after each iteration, from 1
+  int taken = 0;
+  for (int it = 1; it <= config.max_iterations; ++it) {
+    if (it % 4 == 1) gpu->requestSnapshot();
+    gpu->step();
+    cpu->step();
+    cpu->snapshot(expected.emplace_back());
+    Snapshot captured;
+    bool took = false;
+    for (int tries = 0; tries < 2000 && !took && it % 4 == 1; ++tries) {
+      took = gpu->takeCapturedSnapshot(captured);
+      if (!took) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    if (!took) continue;
+    ++taken;
+    ASSERT_GE(captured.iteration, 1);
+    ASSERT_LE(captured.iteration, it);
+    EXPECT_EQ(captured.labels, expected[captured.iteration].labels)
+        << "capture of iteration " << captured.iteration;
+    EXPECT_EQ(captured.centroids, expected[captured.iteration].centroids)
+        << "capture of iteration " << captured.iteration;
+    if (HasFailure()) break;
+  }
+  EXPECT_GE(taken, 3) << "too few captures to test";
+}
+
 // Launches of sixteen iterations in one graph (the expansion of the labels inside each), and
-// shorter calls step() by step(), against step() by step() and the CPU.
+// shorter calls step() by step(), against step() by step() and the CPU; 8- and 16-bit labels.
 TEST(CudaGroups, InLaunchesAsStepByStep) {
   KMS_REQUIRE_CUDA();
   const auto x = test::levelPoints(200000, 3, 10, 41);
-  KMeansConfig config;
-  config.k = 64;
-  config.seed = 4;
-  config.tolerance = 0;
-  config.max_iterations = 48;
-  test::expectLoopIsStepByStep(DataView{x.data(), x.size() / 3, 3}, config, {16, 5, 16},
-                               test::LoopShape{16, false}, groupsAlways());
+  const DataView view{x.data(), x.size() / 3, 3};
+  for (const int k : {64, 300}) {
+    SCOPED_TRACE("k = " + std::to_string(k));
+    KMeansConfig config;
+    config.k = k;
+    config.seed = 4;
+    config.tolerance = 0;
+    config.max_iterations = 40;
+    const auto stats = test::expectLoopIsStepByStep(view, config, {16, 5, 16},
+                                                    test::LoopShape{16, false}, groupsAlways());
+    ASSERT_FALSE(stats.empty());
+    EXPECT_EQ(stats[0].rows_searched, static_cast<std::int64_t>(distinctRows(x, 3)))
+        << "not iterating over the groups";
+    if (HasFailure()) break;
+  }
 }
 
 // A hundred equal values at 0 and at 10 (two groups of a hundred rows) with two lone values
@@ -126,10 +171,22 @@ TEST(CudaGroups, AClusterEmptiedInsideALaunch) {
   KMS_REQUIRE_CUDA();
   std::vector<float> x;
   const KMeansConfig config = test::emptiedInSecondIteration(x);
+  const DataView view{x.data(), x.size(), 1};
   for (const EmptyClusterPolicy policy :
        {EmptyClusterPolicy::ReseedFarthest, EmptyClusterPolicy::KeepCentroid})
-    test::expectMidLaunchEmptying(DataView{x.data(), x.size(), 1}, config, policy,
-                                  test::LoopShape{16, false}, groupsAlways());
+    test::expectMidLaunchEmptying(view, config, policy, test::LoopShape{16, false}, groupsAlways());
+  auto engine = createEngine(BackendKind::Cuda, groupsAlways()).engine;  // four groups
+  engine->setData(view);
+  engine->initialize(config);
+  EXPECT_EQ(engine->step().rows_searched, 4) << "not iterating over the groups";
+}
+
+// Counted data (distinct values already) never form groups — theirs would lose the counts —
+// even when the groups are asked for: the CPU's run.
+TEST(CudaGroups, CountedDataKeepTheirCounts) {
+  KMS_REQUIRE_CUDA();
+  const test::CompactData data = test::compactOf(test::picture(331, 307, 3, 81, 8), 3);
+  test::expectSameTrajectory(data.view(), test::pictureStart(24, 3, 3, true), 20, groupsAlways());
 }
 
 // RepeatedRows::Auto on a photo-sized picture (4.68 M pixels, Auto's tiles) whose pixels repeat:

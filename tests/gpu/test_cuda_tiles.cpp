@@ -67,13 +67,7 @@ TEST_P(TilesGpuVersusCpu, SameTrajectory) {
   const auto p = picture(331, 307, c.d, 40 + c.d + c.k, c.step);
   // Posterised pictures of few channels repeat colours enough for most tiles to settle.
   const bool dense = c.step >= 16 && c.d <= 3 && c.k <= 64;
-  auto start = test::uniformPoints(std::size_t(c.k), c.d, 5 + c.k, 0.1f, 0.9f);
-  if (c.reseed)
-    for (int j = 0; j < c.k; j += 3)
-      start[std::size_t(j) * c.d] += 30.0f;
-  KMeansConfig config = test::givenCentroids(start, c.k);
-  config.empty_clusters =
-      c.reseed ? EmptyClusterPolicy::ReseedFarthest : EmptyClusterPolicy::KeepCentroid;
+  const KMeansConfig config = test::pictureStart(c.k, c.d, 5 + c.k, c.reseed);
   if (c.counted) {
     const test::CompactData compact = test::compactOf(p, c.d);
     expectSameTrajectory(compact.view(), config, {30, false});

@@ -157,7 +157,9 @@ void CudaEngine::indexPointTiles(std::size_t data_bytes) {
 
 void CudaEngine::indexRepeatGroups(std::size_t data_bytes) {
   groups_.release();
-  if (tiles_.empty() || shard_ || repeated_rows_ == RepeatedRows::Never) return;
+  // Counted data are distinct values already (their counts would be lost in the groups').
+  if (tiles_.empty() || shard_ || counts_.size() > 0 || repeated_rows_ == RepeatedRows::Never)
+    return;
   // Auto: with Auto's tiles, when the rows repeat eight times or more on average (PointTiles::
   // Always asks for the tiles themselves: tests, comparisons).
   std::size_t max_groups = n_;
@@ -303,14 +305,19 @@ void CudaEngine::planFor() {
     plan_.sorted = true;
     return;
   }
-  // 17 ≤ d ≤ 64, k ≤ 256: the wide kernels, with a distance bound per row (H200, 1 M × 64,
-  // k = 256, iterations 11–60: 98 % of the rows settled by their bounds).
-  if (compact_fits && !groups_.empty()) {
+  if (compact_fits && !groups_.empty()) {  // groups of equal rows: the row kernel over them
     plan_ = planCompact<LabelT>(groups_.groups(), d_, k_, 0, limits_);
     plan_.repeat_groups = true;
+    // Their rows' labels: a warp a segment, as many as the first iteration's segments fill.
+    const std::size_t warps = static_cast<std::size_t>(plan_.threads) / 32;
+    plan_.group_blocks = static_cast<int>(
+        std::clamp<std::size_t>((groups_.segments() + warps - 1) / warps, 1,
+                                static_cast<std::size_t>(limits_.multiprocessors) * 8));
   } else if (compact_fits) {
     plan_ = planCompact<LabelT>(n_, d_, k_, tiles_.tiles(), limits_);
   } else if (distance_bounds_ && fitsWideKernel(d_, k_) && weights_.size() == 0)
+    // 17 ≤ d ≤ 64, k ≤ 256: the wide kernels, with a distance bound per row (H200, 1 M × 64,
+    // k = 256, iterations 11–60: 98 % of the rows settled by their bounds).
     plan_ = planWide<LabelT>(n_, d_, k_, limits_);
   else if (!summary_.fixed.counted)
     plan_ = planAssign<LabelT>(n_, d_, k_, limits_);
@@ -365,11 +372,15 @@ void CudaEngine::prepareRun(const KMeansConfig& config) {
   const std::size_t block_sum_count = plan_.per_block_sums ? sum_rows * columns : 0;
   labels_.release();
   block_sums_.release();
-  const std::size_t run_bytes = labelArrays() * n_ * labelBytes() +
-                                block_sum_count * sizeof(long long) + 4 * kd * sizeof(float) +
-                                (keepsRowBounds() ? n_ * sizeof(float) : 0);
-  const std::size_t reusable =
-      centroids_[0].bytes() + centroids_[1].bytes() + staged_centroids_.bytes() + bounds_.bytes();
+  const std::size_t run_bytes =
+      labelArrays() * n_ * labelBytes() + block_sum_count * sizeof(long long) +
+      4 * kd * sizeof(float) + (keepsRowBounds() ? compactRows() * sizeof(float) : 0) +
+      (plan_.repeat_groups
+           ? groups_.groups() * labelBytes() + (groups_.segments() + 1) * sizeof(unsigned)
+           : 0);
+  const std::size_t reusable = centroids_[0].bytes() + centroids_[1].bytes() +
+                               staged_centroids_.bytes() + bounds_.bytes() + group_labels_.bytes() +
+                               group_changed_.bytes();
   yieldChunksFor(run_bytes, reusable);
   checkFits(run_bytes, "This run", reusable);
   labels_.resize(labelArrays() * n_ * labelBytes());

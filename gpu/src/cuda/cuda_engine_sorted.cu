@@ -18,7 +18,7 @@ void CudaEngine::indexSortedRuns(std::size_t data_bytes) {
   const std::size_t run_bytes = n_ * 2 * sizeof(std::uint16_t);
   if (SortedIndex::buildBytesFor(n_) + run_bytes > free_bytes) return;
   if (max_device_bytes_ > 0 &&
-      data_bytes + tiles_.bytes() + SortedIndex::bytesFor(n_) > max_device_bytes_)
+      data_bytes + tiles_.bytes() + groups_.bytes() + SortedIndex::bytesFor(n_) > max_device_bytes_)
     return;
   // The inertia grid covers the centred data's magnitude (a little more: the centring rounds).
   const double reach = std::max(double(summary_.hi[0]) - double(summary_.mid[0]),

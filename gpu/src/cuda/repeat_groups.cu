@@ -69,9 +69,11 @@ __global__ void segmentGroupsKernel(const std::uint32_t* __restrict__ segment_fi
 }  // namespace
 
 std::size_t RepeatGroups::buildBytesFor(std::size_t n, int d) {
-  // Heads and their sums (and the scan's scratch, small), then at most n groups.
+  // Heads and their sums (and the scans' scratch, small), then at most n groups of a row, a
+  // count, a start and a first segment, each with at most one segment and n / kGroupSegment more.
   return n * 2 * sizeof(std::uint32_t) + (4u << 20) +
-         n * (d * sizeof(float) + 4 * sizeof(std::uint32_t)) + n / kGroupSegment * 4;
+         n * (d * sizeof(float) + 4 * sizeof(std::uint32_t)) +
+         (n + n / kGroupSegment + 1) * sizeof(std::uint32_t);
 }
 
 std::size_t RepeatGroups::bytes() const {

@@ -155,17 +155,8 @@ void TileIndex::keepOrderOnly() noexcept {
 
 void TileIndex::release() noexcept {
   tiles_ = 0;
-  points_.release();
-  counts_.release();
   rows_.release();
-  shapes_.release();
-  sums_.release();
-  owners_.release();
-  labels_.release();
-  bounds_.release();
-  iteration_.release();
-  schedule_.release();
-  schedule_lists_.release();
+  keepOrderOnly();
 }
 
 void TileIndex::build(const float* points, const std::uint32_t* counts, std::size_t n, int d,

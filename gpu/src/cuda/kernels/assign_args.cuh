@@ -80,6 +80,7 @@ struct AssignPlan {
   /// Compact over the groups of equal rows (repeat_groups.cuh): the row kernel over one row
   /// and its count a group, then every row given its group's label.
   bool repeat_groups = false;
+  int group_blocks = 0;  ///< the blocks that give the rows their groups' labels (a warp a segment)
   /// Kernels may launch as programmatic dependents of the kernel before (compute capability
   /// 9.0 and newer; set by the engine).
   bool dependent_launches = false;

@@ -161,7 +161,7 @@ void launchCompactAssign(const AssignPlan& plan, const CompactArgs<LabelT>& args
   });
   KMS_CHECK_LAUNCH();
   if (args.group_starts != nullptr) {  // groups of equal rows: their rows' labels
-    launchCompactKernel(expandGroupLabelsKernel<LabelT>, plan.blocks, 0, stream,
+    launchCompactKernel(expandGroupLabelsKernel<LabelT>, plan.group_blocks, 0, stream,
                         plan.dependent_launches, args);
     KMS_CHECK_LAUNCH();
   }
