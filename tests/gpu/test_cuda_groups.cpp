@@ -3,8 +3,8 @@
 // groups whose label changed, or all of them on the first iteration and into a capture's other
 // label half). Labels must be the CPU backend's and centroids bit-identical every iteration: on
 // posterised pictures, with empty clusters re-seeded from the rows' labels, with 16-bit labels,
-// through snapshot captures, in launches of several iterations, on huge groups (a hundred equal
-// values), and chosen by RepeatedRows::Auto for a photo-sized picture.
+// through snapshot captures, in launches of several iterations, on groups of a hundred and of
+// sixty thousand equal values, and chosen by RepeatedRows::Auto for a photo-sized picture.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -179,6 +179,24 @@ TEST(CudaGroups, AClusterEmptiedInsideALaunch) {
   engine->setData(view);
   engine->initialize(config);
   EXPECT_EQ(engine->step().rows_searched, 4) << "not iterating over the groups";
+}
+
+// A group far larger than the segments one thread lists (60,000 equal values, 235 segments)
+// changing cluster in the second iteration — every warp of the expansion takes a share of it —
+// step() by step() against the CPU, and in a launch.
+TEST(CudaGroups, ALargeGroupChangingClusterIsSharedByEveryWarp) {
+  KMS_REQUIRE_CUDA();
+  std::vector<float> x(60000, 0.45f);  // nearer 0 than 0.95, then nearer 1 than the pulled −0.41
+  x.insert(x.end(), 20000, -3.0f);
+  x.insert(x.end(), 20000, 1.0f);
+  const DataView view{x.data(), x.size(), 1};
+  KMeansConfig config = test::givenCentroids({0.0f, 0.95f}, 2);
+  config.max_iterations = 12;
+  const auto stats = test::expectSameTrajectory(view, config, 4, groupsAlways());
+  ASSERT_GE(stats.size(), 2u);
+  EXPECT_EQ(stats[1].changed, 60000) << "the large group did not change cluster";
+  config.tolerance = 0;
+  test::expectLoopIsStepByStep(view, config, {16}, test::LoopShape{16, false}, groupsAlways());
 }
 
 // Counted data (distinct values already) never form groups — theirs would lose the counts —

@@ -166,9 +166,13 @@ struct CompactArgs {
   const std::uint32_t* group_segment_first = nullptr;
   const std::uint32_t* segment_group = nullptr;
   std::size_t group_segments = 0;
-  LabelT* row_labels = nullptr;             ///< the original rows' labels (a label half)
-  unsigned* group_changed = nullptr;        ///< the segments of the groups whose label changed
-  unsigned* group_changed_count = nullptr;  ///< how many: zeroed by every update
+  LabelT* row_labels = nullptr;  ///< the original rows' labels (a label half)
+  /// The segments of the groups whose label changed (groups of kListedSegments segments at most),
+  /// and the larger such groups, whole.
+  unsigned* group_changed = nullptr;
+  unsigned* group_changed_large = nullptr;
+  /// How many of each (two counters), zeroed by every update.
+  unsigned* group_changed_count = nullptr;
   /// Every group's rows written: the first iteration, or row labels in another half than the
   /// last iteration's (a snapshot capture).
   bool groups_every = false;

@@ -35,6 +35,7 @@
 #include "cuda/kernels/compact_block.cuh"
 #include "cuda/kernels/compact_geometry.cuh"
 #include "cuda/kernels/iteration_common.cuh"
+#include "cuda/repeat_groups.cuh"
 
 namespace kms::cuda {
 
@@ -157,9 +158,13 @@ __device__ __forceinline__ void writeLabel(const CompactArgs<LabelT>& a, std::si
     if (a.group_changed != nullptr && !a.groups_every) {
       const unsigned first = a.group_segment_first[i];
       const unsigned segments = a.group_segment_first[i + 1] - first;
-      const unsigned at = atomicAdd(a.group_changed_count, segments);
-      for (unsigned s = 0; s < segments; ++s)
-        a.group_changed[at + s] = first + s;
+      if (segments <= kListedSegments) {
+        const unsigned at = atomicAdd(a.group_changed_count, segments);
+        for (unsigned s = 0; s < segments; ++s)
+          a.group_changed[at + s] = first + s;
+      } else {  // large: the expansion's warps share its segments
+        a.group_changed_large[atomicAdd(a.group_changed_count + 1, 1u)] = static_cast<unsigned>(i);
+      }
     }
   } else if (a.labels_out != a.labels_in) {
     a.labels_out[i] = new_label;

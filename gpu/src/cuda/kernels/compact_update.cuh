@@ -101,7 +101,10 @@ __device__ __forceinline__ bool reportUpdate(const CompactArgs<LabelT>& a,
   const bool converged = finalizeIterationFrom(s, a.report, a.update, iteration, total.work.inertia,
                                                total.work.changed, total.shift, total.empty);
   a.loop.reported(converged, total.empty);
-  if (a.group_changed_count != nullptr) *a.group_changed_count = 0;  // the expansion is done
+  if (a.group_changed_count != nullptr) {  // the expansion is done
+    a.group_changed_count[0] = 0;
+    a.group_changed_count[1] = 0;
+  }
   return converged;
 }
 
