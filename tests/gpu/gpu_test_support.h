@@ -3,10 +3,12 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <memory>
 #include <random>
+#include <thread>
 #include <vector>
 
 #include "kmeans/backend.h"
@@ -74,6 +76,15 @@ inline std::vector<IterationStats> expectSameTrajectory(const DataView& view, KM
     if (::testing::Test::HasFailure()) break;
   }
   return stats;
+}
+
+/// Takes `engine`'s requested capture once its background copy is done (up to two seconds).
+inline bool awaitCapture(Engine& engine, Snapshot& captured) {
+  for (int tries = 0; tries < 2000; ++tries) {
+    if (engine.takeCapturedSnapshot(captured)) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  return false;
 }
 
 /// Runs two engines holding the same data side by side from `config` for `iterations` steps (no

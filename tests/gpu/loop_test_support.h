@@ -5,8 +5,6 @@
 
 #include <gtest/gtest.h>
 
-#include <chrono>
-#include <thread>
 #include <vector>
 
 #include "gpu_test_support.h"
@@ -167,12 +165,7 @@ inline void expectCaptureBetweenCalls(const std::vector<float>& x, int d,
   for (int i = 0; i <= call; ++i)
     stepped->step();
   stepped->snapshot(expected);
-  bool took = false;
-  for (int tries = 0; tries < 2000 && !took; ++tries) {
-    took = loop->takeCapturedSnapshot(captured);
-    if (!took) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
-  ASSERT_TRUE(took);
+  ASSERT_TRUE(awaitCapture(*loop, captured));
   EXPECT_EQ(captured.iteration, call + 1);
   EXPECT_EQ(captured.labels, expected.labels);
   EXPECT_EQ(captured.centroids, expected.centroids);

@@ -7,9 +7,7 @@
 // sixty thousand equal values, and chosen by RepeatedRows::Auto for a photo-sized picture.
 #include <gtest/gtest.h>
 
-#include <chrono>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "gpu_test_support.h"
@@ -120,17 +118,13 @@ TEST(CudaGroups, CapturesFollowTheCpu) {
   std::vector<Snapshot> expected(1);  // the CPU's snapshot after each iteration, from 1
   int taken = 0;
   for (int it = 1; it <= config.max_iterations; ++it) {
-    if (it % 4 == 1) gpu->requestSnapshot();
+    const bool capture = it % 4 == 1;
+    if (capture) gpu->requestSnapshot();
     gpu->step();
     cpu->step();
     cpu->snapshot(expected.emplace_back());
     Snapshot captured;
-    bool took = false;
-    for (int tries = 0; tries < 2000 && !took && it % 4 == 1; ++tries) {
-      took = gpu->takeCapturedSnapshot(captured);
-      if (!took) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    }
-    if (!took) continue;
+    if (!capture || !test::awaitCapture(*gpu, captured)) continue;
     ++taken;
     ASSERT_GE(captured.iteration, 1);
     ASSERT_LE(captured.iteration, it);

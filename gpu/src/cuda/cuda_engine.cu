@@ -375,9 +375,9 @@ void CudaEngine::prepareRun(const KMeansConfig& config) {
   const std::size_t run_bytes =
       labelArrays() * n_ * labelBytes() + block_sum_count * sizeof(long long) +
       4 * kd * sizeof(float) + (keepsRowBounds() ? compactRows() * sizeof(float) : 0) +
-      (plan_.repeat_groups ? groups_.groups() * labelBytes() +
-                                 (groups_.segments() + groups_.groups() + 2) * sizeof(unsigned)
-                           : 0);
+      (plan_.repeat_groups
+           ? groups_.groups() * labelBytes() + groups_.changeListWords() * sizeof(unsigned)
+           : 0);
   const std::size_t reusable = centroids_[0].bytes() + centroids_[1].bytes() +
                                staged_centroids_.bytes() + bounds_.bytes() + group_labels_.bytes() +
                                group_changed_.bytes();
@@ -406,10 +406,9 @@ void CudaEngine::prepareRun(const KMeansConfig& config) {
   } else {
     chunked_.release();
   }
-  // Groups of equal rows: their labels, and the lists of those that changed (segments, large
-  // groups) with their two counts last.
+  // Groups of equal rows: their labels, and the lists of those that changed.
   group_labels_.resize(plan_.repeat_groups ? groups_.groups() * labelBytes() : 0);
-  group_changed_.resize(plan_.repeat_groups ? groups_.segments() + groups_.groups() + 2 : 0);
+  group_changed_.resize(plan_.repeat_groups ? groups_.changeListWords() : 0);
   block_inertia_.resize(resultSlots());
   block_changed_.resize(resultSlots());
   // Per block: rows searched and distances computed (compact kernels), rows searched (tensor).
@@ -436,7 +435,7 @@ void CudaEngine::startRun() {
   // Each iteration reads the previous runs up to k (past their groups: zeros, never used).
   if (plan_.sorted) KMS_CUDA_CHECK(cudaMemsetAsync(runs_.get(), 0, runs_.bytes(), s));
   if (plan_.repeat_groups)
-    KMS_CUDA_CHECK(cudaMemsetAsync(group_changed_.get() + groups_.segments() + groups_.groups(), 0,
+    KMS_CUDA_CHECK(cudaMemsetAsync(group_changed_.get() + groups_.changeCountsAt(), 0,
                                    2 * sizeof(unsigned), s));
   if (keepsBounds()) {  // sums and bounds kept across iterations
     // The tile kernel keeps no bound per row; the groups one per group.

@@ -287,9 +287,8 @@ class CudaEngine final : public Engine {
   DeviceBuffer<long long> global_totals_;
   DeviceBuffer<float> picked_points_;  // re-seeding: each round's pick (k × d)
   DeviceBuffer<float> bounds_;         // compact kernels: per-row lower distance bounds
-  /// Groups of equal rows (plan_.repeat_groups): each group's label, and those whose label
-  /// changed in the iteration — their segments listed, the large groups whole — with the two
-  /// counts last.
+  /// Groups of equal rows (plan_.repeat_groups): each group's label, and the lists of those whose
+  /// label changed in the iteration (RepeatGroups::changeListWords).
   DeviceBuffer<unsigned char> group_labels_;
   DeviceBuffer<unsigned> group_changed_;
   /// Sorted runs: the runs of the iterations that ran with centroids_[0] and [1] are in [1]

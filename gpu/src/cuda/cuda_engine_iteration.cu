@@ -69,10 +69,10 @@ CompactArgs<LabelT> CudaEngine::compactArgs(int cur, int in_half, int out_half) 
     a.segment_group = groups_.segmentGroup();
     a.group_segments = groups_.segments();
     a.row_labels = reinterpret_cast<LabelT*>(labelHalf(out_half));
-    // group_changed_: the segments' list, the large groups' list, then the two counts.
+    // group_changed_ (RepeatGroups::changeListWords): the segments, the large groups, the counts.
     a.group_changed = group_changed_.get();
     a.group_changed_large = group_changed_.get() + groups_.segments();
-    a.group_changed_count = a.group_changed_large + groups_.groups();
+    a.group_changed_count = group_changed_.get() + groups_.changeCountsAt();
     a.groups_every = in_half != out_half;  // (in_half −1: the first iteration)
   }
   return a;

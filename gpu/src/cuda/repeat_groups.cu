@@ -36,25 +36,24 @@ __global__ void groupStartsKernel(const std::uint32_t* __restrict__ heads,
   if (p == n - 1) starts[number[p]] = static_cast<std::uint32_t>(n);
 }
 
-/// Each group's row and count.
+/// Each group's row, count and number of segments (kGroupSegment rows at most), with a 0 past
+/// the last group for the exclusive sum that gives each group's first segment.
 __global__ void groupRowsKernel(const float* __restrict__ sorted, int d,
                                 const std::uint32_t* __restrict__ starts, std::size_t groups,
-                                float* values, std::uint32_t* counts) {
+                                float* values, std::uint32_t* counts,
+                                std::uint32_t* segment_counts) {
   const std::size_t g = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
-  if (g >= groups) return;
+  if (g > groups) return;
+  if (g == groups) {
+    segment_counts[g] = 0u;
+    return;
+  }
   const std::uint32_t first = starts[g];
   for (int c = 0; c < d; ++c)
     values[g * d + c] = sorted[static_cast<std::size_t>(first) * d + c];
-  counts[g] = starts[g + 1] - first;
-}
-
-/// Each group's segments (kGroupSegment rows at most): their number, with a 0 past the last
-/// group for the exclusive sum that gives the first of each.
-__global__ void segmentCountsKernel(const std::uint32_t* __restrict__ counts, std::size_t groups,
-                                    std::uint32_t* segment_counts) {
-  const std::size_t g = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
-  if (g > groups) return;
-  segment_counts[g] = g < groups ? (counts[g] + kGroupSegment - 1) / kGroupSegment : 0u;
+  const std::uint32_t count = starts[g + 1] - first;
+  counts[g] = count;
+  segment_counts[g] = (count + kGroupSegment - 1) / kGroupSegment;
 }
 
 /// Names each segment's group.
@@ -115,16 +114,13 @@ void RepeatGroups::build(const float* sorted, std::size_t n, int d, std::size_t 
   groupStartsKernel<<<blocksFor(n), kThreads, 0, stream>>>(heads.get(), number.get(), n,
                                                            starts_.get());
   KMS_CHECK_LAUNCH();
-  groupRowsKernel<<<blocksFor(groups), kThreads, 0, stream>>>(sorted, d, starts_.get(), groups,
-                                                              values_.get(), counts_.get());
+  DeviceBuffer<std::uint32_t> segment_counts(static_cast<std::size_t>(groups) + 1);
+  groupRowsKernel<<<blocksFor(groups + 1), kThreads, 0, stream>>>(
+      sorted, d, starts_.get(), groups, values_.get(), counts_.get(), segment_counts.get());
   KMS_CHECK_LAUNCH();
   // The segments: an exclusive sum of their numbers (the last entry, past the groups, is the
   // total).
   segment_first_.resize(static_cast<std::size_t>(groups) + 1);
-  DeviceBuffer<std::uint32_t> segment_counts(static_cast<std::size_t>(groups) + 1);
-  segmentCountsKernel<<<blocksFor(groups + 1), kThreads, 0, stream>>>(counts_.get(), groups,
-                                                                      segment_counts.get());
-  KMS_CHECK_LAUNCH();
   scratch_bytes = 0;
   KMS_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, scratch_bytes, segment_counts.get(),
                                                segment_first_.get(), groups + 1, stream));

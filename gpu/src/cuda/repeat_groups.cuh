@@ -33,8 +33,8 @@ inline constexpr unsigned kGroupSegment = 256;
 /// labelled it; a larger one is listed whole, and every warp of the expansion takes a share of its
 /// segments (a 16-megapixel background would otherwise be 65,536 stores by one thread of the
 /// assignment). Every warp reads the whole list of large groups, so only the rare largest go there:
-/// with 8 (2,048 rows) the real photo's iteration took 0.0584 → 0.0752 ms at k = 256 (H200, same
-/// code otherwise), every warp walking a long list of changed colours.
+/// with 8 (2,048 rows) the real photo's iteration took 0.0716–0.0728 ms at k = 256 against
+/// 0.0594–0.0598 with 64 (H200, same call), every warp walking a long list of changed colours.
 inline constexpr unsigned kListedSegments = 64;
 
 class RepeatGroups {
@@ -61,6 +61,12 @@ class RepeatGroups {
   std::size_t segments() const { return segments_; }
   const std::uint32_t* segmentFirst() const { return segment_first_.get(); }
   const std::uint32_t* segmentGroup() const { return segment_group_.get(); }
+
+  /// A run's lists of the groups whose label changed in an iteration (CompactArgs::
+  /// group_changed): the segments of the small ones, then the large groups whole, then their two
+  /// counts — words in all, and where the counts start.
+  std::size_t changeListWords() const { return segments_ + groups_ + 2; }
+  std::size_t changeCountsAt() const { return segments_ + groups_; }
 
  private:
   std::size_t groups_ = 0;
