@@ -45,6 +45,19 @@ struct LoopShape {
   bool short_calls_launch = true;
 };
 
+/// `engine` (with data) from `config`: steps() launches `per_call` iterations, and goes step() by
+/// step() (stepsPerCall() 1) once a capture is requested and with keep_history — both need the
+/// host after every iteration. Leaves `engine` initialised with keep_history.
+inline void expectHostWorkStepsByStep(Engine& engine, KMeansConfig config, int per_call) {
+  engine.initialize(config);
+  EXPECT_EQ(engine.stepsPerCall(), per_call);
+  engine.requestSnapshot();  // the capture needs the host after its iteration
+  EXPECT_EQ(engine.stepsPerCall(), 1);
+  config.keep_history = true;  // so does the history's record of each iteration's centroids
+  engine.initialize(config);
+  EXPECT_EQ(engine.stepsPerCall(), 1);
+}
+
 /// Runs `config` on three engines over `view`: the CUDA engine (with `options`) through steps()
 /// in batches of `batches` (cycled), the CUDA engine step() by step(), and the CPU. Checks the
 /// batched engine's launches (`shape`), every iteration's stats (the two CUDA runs bit for bit,

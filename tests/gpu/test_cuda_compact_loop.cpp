@@ -160,19 +160,13 @@ TEST(CompactLoop, OnlyRunsWithoutHostWorkLoop) {
   const auto x = test::uniformPoints(20000, d, 3);
   KMeansConfig config = fixedRun(20, 2, 50);
   auto gpu = test::cudaEngineOn(x, d);
-  gpu->initialize(config);
-  EXPECT_EQ(gpu->stepsPerCall(), 16);
-  gpu->requestSnapshot();  // the capture needs the host after its iteration
-  EXPECT_EQ(gpu->stepsPerCall(), 1);
-  config.keep_history = true;  // so does the history's record of each iteration's centroids
-  gpu->initialize(config);
-  EXPECT_EQ(gpu->stepsPerCall(), 1);
+  test::expectHostWorkStepsByStep(*gpu, config, 16);
   // Streamed data copied in chunks (their copies are the host's to order): step() by step().
   EngineOptions streamed;
   streamed.max_device_bytes = 64 * 1024;
   streamed.cuda_stream_chunk_bytes = 32 * 1024;
   auto chunked = test::cudaEngineOn(x, d, nullptr, streamed);
-  chunked->initialize(fixedRun(20, 2, 50));
+  chunked->initialize(config);
   EXPECT_EQ(chunked->stepsPerCall(), 1);
   EXPECT_NE(chunked->info().device.find("chunks"), std::string::npos) << chunked->info().device;
 }

@@ -53,14 +53,7 @@ TEST(SortedRunsLoop, OnlyRunsWithoutHostWorkLoopOnTheDevice) {
   config.k = 8;
   config.seed = 2;
   auto gpu = test::cudaEngineOn(x, 1);
-  gpu->initialize(config);
-  EXPECT_EQ(gpu->stepsPerCall(), 64);
-  gpu->requestSnapshot();  // the capture needs the host after its iteration
-  EXPECT_EQ(gpu->stepsPerCall(), 1);
-  config.keep_history = true;  // so does the history's record of each iteration's centroids
-  gpu->initialize(config);
-  EXPECT_EQ(gpu->stepsPerCall(), 1);
-  config.keep_history = false;
+  test::expectHostWorkStepsByStep(*gpu, config, 64);
   config.k = 33;  // the compact kernels: their own loop, a graph of 16 iterations
   gpu->initialize(config);
   EXPECT_EQ(gpu->stepsPerCall(), 16);
