@@ -1,6 +1,7 @@
 // Several GPUs (the sharded engine): labels, centroids, stats, history and captures
 // bit-identical to one GPU on the same data and seed; clear errors for a missing GPU or NCCL.
-// The comparisons need two GPUs and skip otherwise; the error tests need one or none.
+// The comparisons need two GPUs and skip otherwise; they use every GPU of the machine, so on a
+// four-GPU machine they run on four. The error tests need one or none.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -33,6 +34,19 @@ namespace {
   } while (0)
 
 constexpr std::size_t kChunk = 4096;  // shards start at multiples of the sampling chunk
+
+int gpusHere() {
+  return cudaStatus().device_count;
+}
+
+/// The GPUs a run over every GPU fills with `n` rows: each takes an equal number of whole
+/// sampling chunks (the last one fewer), so small data fill fewer GPUs (ShardedEngine::setData).
+int gpusFilled(std::size_t n) {
+  const std::size_t chunks = (n + kChunk - 1) / kChunk;
+  const std::size_t gpus = static_cast<std::size_t>(gpusHere());
+  const std::size_t rows_per_gpu = (chunks + gpus - 1) / gpus * kChunk;
+  return static_cast<int>((n + rows_per_gpu - 1) / rows_per_gpu);
+}
 
 /// `groups` Gaussian blobs in d dimensions.
 std::vector<float> blobs(std::size_t n, int d, int groups, std::uint64_t seed) {
@@ -123,13 +137,41 @@ TEST(CudaMultiGpu, GreedySeedingAndIterationsMatchOneGpu) {
   const int d = 16;
   const std::vector<float> p = blobs(5 * kChunk + 777, d, 40, 11);  // an uneven split
   EnginePair e = enginesOn(DataView{p.data(), p.size() / d, d});
-  EXPECT_EQ(e.all->info().devices, 2);
+  EXPECT_EQ(e.all->info().devices, gpusFilled(p.size() / d));
   KMeansConfig config;
   config.k = 64;
   config.init = InitMethod::GreedyKMeansPlusPlus;
   config.seed = 7;
   config.tolerance = 0;
   expectSameRun(e, config, 15);
+}
+
+// Every GPU of the machine holds rows, and each runs its part on its own memory. Four GPUs had
+// crashed here (an illegal address in the compact geometry kernel): the run's bounds and
+// geometry were allocated, and their kernel launched, on whichever GPU the seeding had left
+// current, which worked only where NCCL had enabled peer access between the two — ring
+// neighbours, so any two or three GPUs but not four. The ctest entry gpu_multi_without_peer_access
+// runs this suite with NCCL's peer-to-peer path off, so that two GPUs catch it too.
+TEST(CudaMultiGpu, EveryGpuOfTheMachineHoldsRowsAndMatchesOneGpu) {
+  KMS_REQUIRE_GPUS(2);
+  const int d = 16;
+  const int gpus = gpusHere();
+  const std::size_t n = 3 * kChunk * static_cast<std::size_t>(gpus) - 1234;  // uneven shares
+  const std::vector<float> p = blobs(n, d, 300, 29);
+  EnginePair e = enginesOn(DataView{p.data(), n, d});
+  ASSERT_EQ(gpusFilled(n), gpus);
+  EXPECT_EQ(e.all->info().devices, gpus) << e.all->info().device;
+  KMeansConfig config;
+  config.k = 256;  // the compact kernels with the spread geometry (k ≥ 64), 8-bit labels
+  config.init = InitMethod::GreedyKMeansPlusPlus;
+  config.seed = 31;
+  config.tolerance = 0;
+  config.empty_clusters = EmptyClusterPolicy::ReseedFarthest;
+  expectSameRun(e, config, 12);
+  // A second run on the same engines (buffers kept from the first), with 16-bit labels.
+  config.k = 300;
+  config.seed = 32;
+  expectSameRun(e, config, 6);
 }
 
 TEST(CudaMultiGpu, PlusPlusWithWeightsMatchesOneGpu) {
@@ -188,7 +230,7 @@ TEST(CudaMultiGpu, EmptyClustersReseedTheSameFarthestPositionsAcrossGpus) {
   put(kChunk * 2 + 6, 4.0f, 0.0f);
   put(kChunk * 2 + 7, 0.0f, -4.0f);
   EnginePair e = enginesOn(DataView{p.data(), n, d});
-  EXPECT_EQ(e.all->info().devices, 2);
+  EXPECT_EQ(e.all->info().devices, gpusFilled(n));  // the positions lie on the first and last
   KMeansConfig config = givenCentroids({0, 0, 100, 100, 200, 200, 300, 300}, 4);
   config.empty_clusters = EmptyClusterPolicy::ReseedFarthest;
   e.one->initialize(config);

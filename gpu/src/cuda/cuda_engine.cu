@@ -427,6 +427,9 @@ void CudaEngine::prepareRun(const KMeansConfig& config) {
 }
 
 void CudaEngine::startRun() {
+  // A sharded run calls this for each GPU in turn: the buffers below must be allocated, and the
+  // geometry kernel launched, on this engine's GPU, not on whichever GPU was current last.
+  activate();
   const cudaStream_t s = compute_.get();
   KMS_CUDA_CHECK(cudaMemsetAsync(counters_.get(), 0, counters_.bytes(), s));
   if (plan_.point_tiles)

@@ -72,7 +72,10 @@ class CudaEngine final : public Engine {
  private:
   // A sharded (multi-GPU) run drives one CudaEngine per GPU through the pieces below: it loads
   // each GPU's rows with the whole data's summary, seeds across GPUs, and all-reduces the
-  // integer sums between an iteration's two parts (sharded_engine.cuh).
+  // integer sums between an iteration's two parts (sharded_engine.cuh). Each of these pieces
+  // that allocates or enqueues makes this engine's GPU current first (activate()): the caller
+  // walks the GPUs in turn, and memory placed on another GPU is reachable only where NCCL
+  // happened to enable peer access (ring neighbours).
   friend class ShardedEngine;
 
   /// Parts of an iteration, each captured into its own graph: the whole iteration, or (a shard

@@ -295,6 +295,7 @@ void CudaEngine::launchPart(const PendingStep& p, Part part) {
 }
 
 void CudaEngine::describeCentroids(const PendingStep& p) {
+  activate();
   describe(cur_, -1, p.out_half, centroids_[1 - cur_].get());
 }
 

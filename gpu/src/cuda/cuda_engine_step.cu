@@ -84,6 +84,7 @@ IterationStats CudaEngine::step() {
 
 IterationStats CudaEngine::finishStep(const PendingStep& p, const IterationReport& report,
                                       double span_ms) {
+  activate();  // history and captures copy from this GPU's buffers
   IterationStats stats;
   stats.iteration = iteration_ + 1;
   stats.inertia = report.inertia;
