@@ -10,6 +10,14 @@ set(KMS_CUDA_SOURCES
   src/cuda/cuda_engine_sorted.cu
   src/cuda/cuda_engine_step.cu
   src/cuda/compact_colours.cu
+  src/cuda/families/assign_kernels.cu
+  src/cuda/families/bounds_family.cu
+  src/cuda/families/compact_rows.cu
+  src/cuda/families/planner.cu
+  src/cuda/families/point_tiles.cu
+  src/cuda/families/row_groups.cu
+  src/cuda/families/sorted_runs.cu
+  src/cuda/families/wide_rows.cu
   src/cuda/tile_index.cu
   src/cuda/repeat_groups.cu
   src/cuda/sorted_index.cu

@@ -13,10 +13,8 @@
 #include "common/exact_math.h"
 #include "common/principal_axis.h"
 #include "common/seeding.h"
-#include "cuda/kernels/assign_launch.cuh"
-#include "cuda/kernels/compact_iteration.cuh"
+#include "cuda/families/planner.cuh"
 #include "cuda/kernels/init_kernels.cuh"
-#include "cuda/kernels/wide_iteration.cuh"
 #include "kmeans/errors.h"
 
 namespace kms::cuda {
@@ -44,13 +42,14 @@ std::string mib(std::size_t bytes) {
 
 CudaEngine::CudaEngine(int device, const EngineOptions& options)
     : device_(selectDevice(device)),
-      max_device_bytes_(options.max_device_bytes),
-      point_tiles_(options.cuda_point_tiles),
-      repeated_rows_(options.cuda_repeated_rows),
-      distance_bounds_(options.cuda_distance_bounds),
-      sorted_runs_(options.cuda_sorted_runs),
-      steps_past_convergence_(options.cuda_steps_past_convergence),
-      stream_chunk_bytes_(options.cuda_stream_chunk_bytes) {
+      settings_{options.max_device_bytes,
+                options.cuda_fault_at_iteration,
+                options.cuda_point_tiles,
+                options.cuda_repeated_rows,
+                options.cuda_distance_bounds,
+                options.cuda_sorted_runs,
+                options.cuda_steps_past_convergence,
+                options.cuda_stream_chunk_bytes} {
   const bool tensor_cores = options.cuda_tensor_cores;
   KMS_CUDA_CHECK(cudaGetDeviceProperties(&props_, device_));
   limits_.multiprocessors = props_.multiProcessorCount;
@@ -78,11 +77,12 @@ BackendInfo CudaEngine::info() const {
   std::ostringstream os;
   os << props_.name << " (sm_" << props_.major << props_.minor << ", " << props_.multiProcessorCount
      << " SMs, " << mib(props_.totalGlobalMem) << ")";
-  if (has_data_ && points_.onHost()) {
+  if (data_.loaded && data_.points.onHost()) {
     os << ", data streamed from host memory";
-    if (chunked_.active())
-      os << ", copied in chunks of " << chunked_.chunkRows() << " rows ("
-         << chunked_.residentChunks() << " of " << chunked_.chunks() << " kept on the GPU)";
+    if (data_.chunked.active())
+      os << ", copied in chunks of " << data_.chunked.chunkRows() << " rows ("
+         << data_.chunked.residentChunks() << " of " << data_.chunked.chunks()
+         << " kept on the GPU)";
   }
   return {"cuda", os.str()};
 }
@@ -98,13 +98,13 @@ void CudaEngine::checkFits(std::size_t bytes, const char* what, std::size_t reus
 }
 
 void CudaEngine::yieldChunksFor(std::size_t bytes, std::size_t reusable) {
-  if (chunked_.bytes() == 0) return;
+  if (data_.chunked.bytes() == 0) return;
   std::size_t free_bytes = 0, total_bytes = 0;
   KMS_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
   if (bytes <= free_bytes + reusable) return;
   compute_.synchronize();
   graphs_.clear();  // they hold the chunks' buffers
-  chunked_.release();
+  data_.chunked.release();
 }
 
 bool CudaEngine::fitsOnDevice(std::size_t data_bytes, std::size_t n) const {
@@ -114,7 +114,7 @@ bool CudaEngine::fitsOnDevice(std::size_t data_bytes, std::size_t n) const {
   // Labels (up to three arrays of up to 2 bytes) and bounds stay on the device in any case.
   const std::size_t run_bytes = n * (3 * sizeof(std::uint16_t) + sizeof(float));
   std::size_t budget = free_bytes > run_bytes ? free_bytes - run_bytes : 0;
-  if (max_device_bytes_ > 0) budget = std::min(budget, max_device_bytes_);
+  if (settings_.max_device_bytes > 0) budget = std::min(budget, settings_.max_device_bytes);
   if (data_bytes <= budget) return true;
   // Streamed from host memory: pinned pages must leave the system room to work.
   const std::size_t host_free = availableHostBytes();
@@ -128,58 +128,60 @@ bool CudaEngine::fitsOnDevice(std::size_t data_bytes, std::size_t n) const {
 }
 
 void CudaEngine::indexPointTiles(std::size_t data_bytes) {
-  const bool counted = counts_.size() > 0;
-  if (point_tiles_ == PointTiles::Never || n_ == 0) return;
-  if (point_tiles_ == PointTiles::Auto && (counted || n_ < kTileMinRows)) return;
+  const bool counted = data_.counts.size() > 0;
+  if (settings_.point_tiles == PointTiles::Never || data_.n == 0) return;
+  if (settings_.point_tiles == PointTiles::Auto && (counted || data_.n < kTileMinRows)) return;
   std::size_t free_bytes = 0, total_bytes = 0;
   KMS_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
   // The tiles are an index, not the data: they take only memory that leaves the run its labels
   // and bounds, and within max_device_bytes they count with the data.
-  const std::size_t run_bytes = n_ * (3 * sizeof(std::uint16_t) + sizeof(float));
-  if (TileIndex::buildBytesFor(n_, d_, counted) + run_bytes > free_bytes) return;
-  if (max_device_bytes_ > 0 &&
-      data_bytes + TileIndex::bytesFor(n_, d_, counted) > max_device_bytes_)
+  const std::size_t run_bytes = data_.n * (3 * sizeof(std::uint16_t) + sizeof(float));
+  if (TileIndex::buildBytesFor(data_.n, data_.d, counted) + run_bytes > free_bytes) return;
+  if (settings_.max_device_bytes > 0 &&
+      data_bytes + TileIndex::bytesFor(data_.n, data_.d, counted) > settings_.max_device_bytes)
     return;
   double lo[4], hi[4];
-  for (int c = 0; c < d_; ++c) {  // the box in centred coordinates
-    lo[c] = double(summary_.lo[c]) - double(summary_.mid[c]);
-    hi[c] = double(summary_.hi[c]) - double(summary_.mid[c]);
+  for (int c = 0; c < data_.d; ++c) {  // the box in centred coordinates
+    lo[c] = double(data_.summary.lo[c]) - double(data_.summary.mid[c]);
+    hi[c] = double(data_.summary.hi[c]) - double(data_.summary.mid[c]);
   }
   try {
-    tiles_.build(points_.get(), counts_.size() ? counts_.get() : nullptr, n_, d_,
-                 coord_scale_.get(), lo, hi, compute_.get());
+    data_.tiles.build(data_.points.get(), data_.counts.size() ? data_.counts.get() : nullptr,
+                      data_.n, data_.d, data_.coord_scale.get(), lo, hi, compute_.get());
   } catch (const DeviceError&) {
     // Another program took the memory meanwhile: the iterations look at every row instead.
-    tiles_.release();
+    data_.tiles.release();
   }
   indexRepeatGroups(data_bytes);
 }
 
 void CudaEngine::indexRepeatGroups(std::size_t data_bytes) {
-  groups_.release();
+  data_.groups.release();
   // Counted data are distinct values already (their counts would be lost in the groups').
-  if (tiles_.empty() || shard_ || counts_.size() > 0 || repeated_rows_ == RepeatedRows::Never)
+  if (data_.tiles.empty() || data_.shard || data_.counts.size() > 0 ||
+      settings_.repeated_rows == RepeatedRows::Never)
     return;
   // Auto: with Auto's tiles, when the rows repeat eight times or more on average (PointTiles::
   // Always asks for the tiles themselves: tests, comparisons).
-  std::size_t max_groups = n_;
-  if (repeated_rows_ == RepeatedRows::Auto) {
-    if (point_tiles_ != PointTiles::Auto) return;
-    max_groups = n_ / 8;
+  std::size_t max_groups = data_.n;
+  if (settings_.repeated_rows == RepeatedRows::Auto) {
+    if (settings_.point_tiles != PointTiles::Auto) return;
+    max_groups = data_.n / 8;
   }
   std::size_t free_bytes = 0, total_bytes = 0;
   KMS_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-  const std::size_t build_bytes = RepeatGroups::buildBytesFor(n_, d_);
+  const std::size_t build_bytes = RepeatGroups::buildBytesFor(data_.n, data_.d);
   if (build_bytes > free_bytes) return;
-  if (max_device_bytes_ > 0 && data_bytes + tiles_.bytes() + build_bytes > max_device_bytes_)
+  if (settings_.max_device_bytes > 0 &&
+      data_bytes + data_.tiles.bytes() + build_bytes > settings_.max_device_bytes)
     return;
   try {
-    groups_.build(tiles_.points(), n_, d_, max_groups, compute_.get());
+    data_.groups.build(data_.tiles.points(), data_.n, data_.d, max_groups, compute_.get());
   } catch (const DeviceError&) {
-    groups_.release();  // as for the tiles: the iterations go on without the groups
+    data_.groups.release();  // as for the tiles: the iterations go on without the groups
   }
   // The groups replace the tiles, which keep only their sorted order (each group's rows).
-  if (!groups_.empty()) tiles_.keepOrderOnly();
+  if (!data_.groups.empty()) data_.tiles.keepOrderOnly();
 }
 
 template <typename T>
@@ -192,18 +194,15 @@ void CudaEngine::copyIn(ResidentBuffer<T>& buffer, const T* source, std::size_t 
 }
 
 std::size_t CudaEngine::deviceBytes() const {
-  return points_.deviceBytes() + weights_.deviceBytes() + counts_.deviceBytes() + tiles_.bytes() +
-         groups_.bytes() + group_labels_.bytes() + group_changed_.bytes() + sorted_.bytes() +
-         runs_.bytes() + coord_scale_.bytes() + coord_exp_.bytes() + bounds_.bytes() +
-         centroids_[0].bytes() + centroids_[1].bytes() + labels_.bytes() + block_sums_.bytes() +
-         totals_.bytes() + block_inertia_.bytes() + chunk_sums_.bytes() + block_changed_.bytes() +
-         block_work_.bytes() + picked_keys_.bytes() + farthest_keys_.bytes() + scalars_.bytes() +
-         empty_flags_.bytes() + empty_list_.bytes() + staged_centroids_.bytes() +
-         geometry_.bytes() + order_.bytes() + chunked_.bytes();
+  return data_.deviceBytes() + (family_ ? family_->deviceBytes() : 0) + centroids_[0].bytes() +
+         centroids_[1].bytes() + labels_.bytes() + totals_.bytes() + global_totals_.bytes() +
+         block_inertia_.bytes() + chunk_sums_.bytes() + block_changed_.bytes() +
+         block_work_.bytes() + scalars_.bytes() + reseed_.bytes() +
+         capture_.staged_centroids.bytes();
 }
 
 void CudaEngine::setData(const DataView& data) {
-  shard_ = false;
+  data_.shard = false;
   loadData(data, nullptr);
 }
 
@@ -228,38 +227,38 @@ void CudaEngine::loadData(const DataView& data, const DataSummary* given) {
 
   // Points (then weights or counts) on the device while they fit there, else in mapped host
   // memory (also when an allocation finds the device full after all).
-  const bool points_on_device = points_.place(n * d, on_device);
-  copyIn(points_, data.points, n * d);
+  const bool points_on_device = data_.points.place(n * d, on_device);
+  copyIn(data_.points, data.points, n * d);
   DeviceBuffer<float> mid(d);
   KMS_CUDA_CHECK(cudaMemcpyAsync(mid.get(), summary.mid.data(), d * sizeof(float),
                                  cudaMemcpyHostToDevice, compute_.get()));
-  launchCentre(points_.get(), n, d, mid.get(), compute_.get());
+  launchCentre(data_.points.get(), n, d, mid.get(), compute_.get());
   if (data.weights) {
-    weights_.place(n, points_on_device);
-    copyIn(weights_, data.weights, n);
+    data_.weights.place(n, points_on_device);
+    copyIn(data_.weights, data.weights, n);
   }
   if (data.counts) {
-    counts_.place(n, points_on_device);
-    copyIn(counts_, data.counts, n);
+    data_.counts.place(n, points_on_device);
+    copyIn(data_.counts, data.counts, n);
   }
   std::vector<float> scale(d);
   for (int c = 0; c < d; ++c)
     scale[c] = exact::pow2f(summary.fixed.coord_exp[c]);
-  coord_scale_.resize(d);
-  coord_exp_.resize(d);
-  KMS_CUDA_CHECK(cudaMemcpyAsync(coord_scale_.get(), scale.data(), d * sizeof(float),
+  data_.coord_scale.resize(d);
+  data_.coord_exp.resize(d);
+  KMS_CUDA_CHECK(cudaMemcpyAsync(data_.coord_scale.get(), scale.data(), d * sizeof(float),
                                  cudaMemcpyHostToDevice, compute_.get()));
-  KMS_CUDA_CHECK(cudaMemcpyAsync(coord_exp_.get(), summary.fixed.coord_exp.data(), d * sizeof(int),
-                                 cudaMemcpyHostToDevice, compute_.get()));
+  KMS_CUDA_CHECK(cudaMemcpyAsync(data_.coord_exp.get(), summary.fixed.coord_exp.data(),
+                                 d * sizeof(int), cudaMemcpyHostToDevice, compute_.get()));
   compute_.synchronize();  // the host vectors above go out of scope
 
-  summary_ = std::move(summary);
-  n_ = n;
-  d_ = d;
+  data_.summary = std::move(summary);
+  data_.n = n;
+  data_.d = d;
   if (points_on_device && !data.weights && d <= 4) indexPointTiles(data_bytes);
   if (points_on_device && !data.weights && d == 1) indexSortedRuns(data_bytes);
-  axis_ = axis;
-  has_data_ = true;
+  data_.axis = axis;
+  data_.loaded = true;
   iteration_ = 0;
   converged_ = false;
 }
@@ -270,60 +269,13 @@ void CudaEngine::releaseData() {
   compute_.synchronize();
   graphs_.clear();
   initialized_ = false;
-  has_data_ = false;
-  for (auto* b : {&coord_scale_, &centroids_[0], &centroids_[1], &staged_centroids_})
+  family_.reset();
+  data_.release();
+  for (auto* b : {&centroids_[0], &centroids_[1], &capture_.staged_centroids})
     b->release();
-  chunked_.release();
-  points_.release();
-  weights_.release();
-  counts_.release();
-  tiles_.release();
-  groups_.release();
-  group_labels_.release();
-  group_changed_.release();
-  sorted_.release();
   labels_.release();
-  block_sums_.release();
   totals_.release();
   global_totals_.release();
-  bounds_.release();
-}
-
-template <typename LabelT>
-void CudaEngine::planFor() {
-  // Small d and k, no weights: the compact kernels (bounds and sums kept across iterations), for
-  // distinct values with counts and for plain points (every count 1). Measured on an H200 once
-  // the wider rows (d > 4) searched a row per warp, against the assignment kernels: 17,695 × 9
-  // with k = 128 0.023 ms per iteration (was 0.026), 262,144 × 9 0.027 (0.078), 1 M × 16 with
-  // k = 256 0.118 (0.749), iterations 11–60 from a random start.
-  // Shards run the compact iteration in two parts around the all-reduce.
-  const bool compact_fits = fitsCompactKernel(d_, k_) && weights_.size() == 0;
-  // d = 1 with its sorted runs (indexSortedRuns): one block per iteration, no row read (H100,
-  // 1 M points, k = 16: see docs/benchmarks.md).
-  if (!sorted_.empty() && !shard_ && k_ <= kSortedMaxK && weights_.size() == 0) {
-    plan_ = AssignPlan{};
-    plan_.sorted = true;
-    return;
-  }
-  if (compact_fits && !groups_.empty()) {  // groups of equal rows: the row kernel over them
-    plan_ = planCompact<LabelT>(groups_.groups(), d_, k_, 0, limits_);
-    plan_.repeat_groups = true;
-    // Their rows' labels: a warp a segment, as many as the first iteration's segments fill.
-    const std::size_t warps = static_cast<std::size_t>(plan_.threads) / 32;
-    plan_.group_blocks = static_cast<int>(
-        std::clamp<std::size_t>((groups_.segments() + warps - 1) / warps, 1,
-                                static_cast<std::size_t>(limits_.multiprocessors) * 8));
-  } else if (compact_fits) {
-    plan_ = planCompact<LabelT>(n_, d_, k_, tiles_.tiles(), limits_);
-  } else if (distance_bounds_ && fitsWideKernel(d_, k_) && weights_.size() == 0)
-    // 17 ≤ d ≤ 64, k ≤ 256: the wide kernels, with a distance bound per row (H200, 1 M × 64,
-    // k = 256, iterations 11–60: 98 % of the rows settled by their bounds).
-    plan_ = planWide<LabelT>(n_, d_, k_, limits_);
-  else if (!summary_.fixed.counted)
-    plan_ = planAssign<LabelT>(n_, d_, k_, limits_);
-  else
-    plan_ = planGeneric<LabelT>(n_, limits_);  // counts need 64-bit sums: the generic kernel's
-  plan_.dependent_launches = dependentLaunches();
 }
 
 namespace {
@@ -355,107 +307,82 @@ int inertiaExponent(const DataSummary& s, int d, const KMeansConfig& config) {
 
 void CudaEngine::prepareRun(const KMeansConfig& config) {
   activate();
-  if (!has_data_) throw std::logic_error("CudaEngine::initialize called before setData");
-  if (!shard_) validateConfig(config, n_, d_);  // a shard's rows alone may be fewer than k
+  if (!data_.loaded) throw std::logic_error("CudaEngine::initialize called before setData");
+  if (!data_.shard) validateConfig(config, data_.n, data_.d);  // a shard's rows may be fewer than k
   copy_.synchronize();
   compute_.synchronize();
   graphs_.clear();
   initialized_ = false;
   config_ = config;
   k_ = config.k;
-  inertia_exp_ = inertiaExponent(summary_, d_, config);
-  withLabelType([&](auto label_type) { planFor<decltype(label_type)>(); });
+  // The family's buffers of an earlier run go first: the new run's are planned in their room.
+  family_.reset();
+  family_ = planFamily(
+      FamilyPlanInput{data_, k_, labelBytes(), limits_, FamilyTuning{settings_.distance_bounds},
+                      inertiaExponent(data_.summary, data_.d, config), dependentLaunches()});
 
-  const std::size_t kd = static_cast<std::size_t>(k_) * d_;
-  const std::size_t columns = static_cast<std::size_t>(k_) * (d_ + 1);
-  const std::size_t sum_rows = plan_.separate_sums ? plan_.sum_blocks : plan_.blocks;
-  const std::size_t block_sum_count = plan_.per_block_sums ? sum_rows * columns : 0;
+  const std::size_t n = data_.n;
+  const std::size_t kd = static_cast<std::size_t>(k_) * data_.d;
+  const std::size_t columns = static_cast<std::size_t>(k_) * (data_.d + 1);
   labels_.release();
-  block_sums_.release();
-  const std::size_t run_bytes =
-      labelArrays() * n_ * labelBytes() + block_sum_count * sizeof(long long) +
-      4 * kd * sizeof(float) + (keepsRowBounds() ? compactRows() * sizeof(float) : 0) +
-      (plan_.repeat_groups
-           ? groups_.groups() * labelBytes() + groups_.changeListWords() * sizeof(unsigned)
-           : 0);
-  const std::size_t reusable = centroids_[0].bytes() + centroids_[1].bytes() +
-                               staged_centroids_.bytes() + bounds_.bytes() + group_labels_.bytes() +
-                               group_changed_.bytes();
+  const std::size_t run_bytes = family_->labelArrays() * n * labelBytes() +
+                                family_->runBytes(data_, k_) + 4 * kd * sizeof(float);
+  const std::size_t reusable =
+      centroids_[0].bytes() + centroids_[1].bytes() + capture_.staged_centroids.bytes();
   yieldChunksFor(run_bytes, reusable);
   checkFits(run_bytes, "This run", reusable);
-  labels_.resize(labelArrays() * n_ * labelBytes());
-  block_sums_.resize(block_sum_count);
+  labels_.resize(family_->labelArrays() * n * labelBytes());
+  family_->allocate(data_, k_);
   for (auto& c : centroids_)
     c.resize(kd);
-  staged_centroids_.resize(kd);
+  capture_.staged_centroids.resize(kd);
   totals_.resize(columns);
-  // Streamed data on the compact and wide kernels, which read each row once an iteration: copied
-  // in chunks through two device buffers (taken last, from the memory the run leaves free).
-  // The first chunks stay on the device, as many as the data's share of it allows.
-  if (points_.onHost() && (plan_.compact || plan_.wide)) {
-    // What the run allocates after them: its bounds (startRun) and its blocks' result slots for
-    // up to kMaxChunks chunks (less what it holds already).
-    const std::size_t bounds = keepsRowBounds() ? n_ * sizeof(float) : 0;
-    const std::size_t slots = static_cast<std::size_t>(plan_.blocks) * ChunkedCopies::kMaxChunks *
+  // Streamed data on a family that reads each row once an iteration (the bounds families):
+  // copied in chunks through two device buffers (taken last, from the memory the run leaves
+  // free). The first chunks stay on the device, as many as the data's share of it allows.
+  if (data_.points.onHost() && family_->readsRowsInChunks()) {
+    // What the run allocates after them: its blocks' result slots for up to kMaxChunks chunks
+    // (less what it holds already).
+    const std::size_t slots = family_->resultSlotsPerChunk() * ChunkedCopies::kMaxChunks *
                               (sizeof(double) + 3 * sizeof(unsigned long long));
-    const std::size_t held =
-        bounds_.bytes() + block_inertia_.bytes() + block_changed_.bytes() + block_work_.bytes();
-    chunked_.reserve(points_.host(), counts_.host(), n_, d_, stream_chunk_bytes_,
-                     max_device_bytes_ > 0 ? max_device_bytes_ : SIZE_MAX,
-                     bounds + slots > held ? bounds + slots - held : 0, compute_.get());
+    const std::size_t held = block_inertia_.bytes() + block_changed_.bytes() + block_work_.bytes();
+    data_.chunked.reserve(data_.points.host(), data_.counts.host(), n, data_.d,
+                          settings_.stream_chunk_bytes,
+                          settings_.max_device_bytes > 0 ? settings_.max_device_bytes : SIZE_MAX,
+                          slots > held ? slots - held : 0, compute_.get());
   } else {
-    chunked_.release();
+    data_.chunked.release();
   }
-  // Groups of equal rows: their labels, and the lists of those that changed.
-  group_labels_.resize(plan_.repeat_groups ? groups_.groups() * labelBytes() : 0);
-  group_changed_.resize(plan_.repeat_groups ? groups_.changeListWords() : 0);
   block_inertia_.resize(resultSlots());
   block_changed_.resize(resultSlots());
-  // Per block: rows searched and distances computed (compact kernels), rows searched (tensor).
-  const std::size_t work_slots = keepsBounds() ? 2 : plan_.tensor ? 1 : 0;
-  block_work_.resize(work_slots * resultSlots());
-  empty_flags_.resize(k_);
-  empty_list_.resize(k_);
-  picked_keys_.resize(k_);
-  picked_points_.resize(kd);
-  global_totals_.resize(shard_ ? columns : 0);
-  farthest_blocks_ = farthestBlocks(n_, limits_.multiprocessors);
-  farthest_keys_.resize(farthest_blocks_);
-  chunk_sums_.resize(plusPlusChunks(n_));
-  host_labels_.resize(n_ * labelBytes());
-  host_centroids_.resize(kd);
+  block_work_.resize(static_cast<std::size_t>(family_->workWordsPerSlot()) * resultSlots());
+  reseed_.empty_flags.resize(k_);
+  reseed_.empty_list.resize(k_);
+  reseed_.picked_keys.resize(k_);
+  reseed_.picked_points.resize(kd);
+  global_totals_.resize(data_.shard ? columns : 0);
+  reseed_.farthest_blocks = farthestBlocks(n, limits_.multiprocessors);
+  reseed_.farthest_keys.resize(reseed_.farthest_blocks);
+  chunk_sums_.resize(plusPlusChunks(n));
+  capture_.host_labels.resize(n * labelBytes());
+  capture_.host_centroids.resize(kd);
 }
 
 void CudaEngine::startRun() {
-  // A sharded run calls this for each GPU in turn: the buffers below must be allocated, and the
-  // geometry kernel launched, on this engine's GPU, not on whichever GPU was current last.
+  // A sharded run calls this for each GPU in turn: the family's kernels must run on this
+  // engine's GPU, not on whichever GPU was current last.
   activate();
   const cudaStream_t s = compute_.get();
   KMS_CUDA_CHECK(cudaMemsetAsync(counters_.get(), 0, counters_.bytes(), s));
-  if (plan_.point_tiles)
-    KMS_CUDA_CHECK(cudaMemsetAsync(tiles_.iteration(), 0, sizeof(TileIteration), s));
-  runs_.resize(plan_.sorted ? 2 : 0);
-  // Each iteration reads the previous runs up to k (past their groups: zeros, never used).
-  if (plan_.sorted) KMS_CUDA_CHECK(cudaMemsetAsync(runs_.get(), 0, runs_.bytes(), s));
-  if (plan_.repeat_groups)
-    KMS_CUDA_CHECK(cudaMemsetAsync(group_changed_.get() + groups_.changeCountsAt(), 0,
-                                   2 * sizeof(unsigned), s));
-  if (keepsBounds()) {  // sums and bounds kept across iterations
-    // The tile kernel keeps no bound per row; the groups one per group.
-    bounds_.resize(keepsRowBounds() ? compactRows() : 0);
-    geometry_.resize(2 * static_cast<std::size_t>(k_) + 1);
-    order_.resize(k_);
-    KMS_CUDA_CHECK(cudaMemsetAsync(totals_.get(), 0, totals_.bytes(), s));
-    describe(0, -1, 0, centroids_[0].get());
-  }
+  family_->startRun(data_, runBuffers(0, -1, 0), s);
   compute_.synchronize();
 
   cur_ = 0;
   latest_ = 0;
   frozen_ = -1;
   first_iteration_ = true;
-  capture_pending_ = false;
-  captured_iteration_ = -1;
+  capture_.pending = false;
+  capture_.iteration = -1;
   snapshot_requested_ = false;
   iteration_ = 0;
   converged_ = false;

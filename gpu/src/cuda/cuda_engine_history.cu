@@ -10,32 +10,34 @@ namespace kms::cuda {
 void CudaEngine::assign(const std::vector<float>& centred_centroids,
                         std::vector<std::int32_t>& labels) {
   activate();
-  if (!has_data_) throw std::logic_error("CudaEngine::assign called before setData");
-  const int k = validateCentroidCount(centred_centroids.size(), d_);
+  if (!data_.loaded) throw std::logic_error("CudaEngine::assign called before setData");
+  const int k = validateCentroidCount(centred_centroids.size(), data_.d);
   // On the compute stream, after any iteration in flight (the points never change).
-  const std::size_t bytes = n_ * sizeof(std::int32_t) + centred_centroids.size() * sizeof(float);
+  const std::size_t bytes =
+      data_.n * sizeof(std::int32_t) + centred_centroids.size() * sizeof(float);
   yieldChunksFor(bytes, 0);  // the run then reads streamed data in place
   checkFits(bytes, "Recomputing the labels", 0);
   DeviceBuffer<float> centroids(centred_centroids.size());
-  DeviceBuffer<std::int32_t> out(n_);
+  DeviceBuffer<std::int32_t> out(data_.n);
   KMS_CUDA_CHECK(cudaMemcpyAsync(centroids.get(), centred_centroids.data(),
                                  centred_centroids.size() * sizeof(float), cudaMemcpyHostToDevice,
                                  compute_.get()));
-  launchExactAssign(points_.get(), n_, d_, centroids.get(), k, out.get(), compute_.get());
-  labels.resize(n_);
-  KMS_CUDA_CHECK(cudaMemcpyAsync(labels.data(), out.get(), n_ * sizeof(std::int32_t),
+  launchExactAssign(data_.points.get(), data_.n, data_.d, centroids.get(), k, out.get(),
+                    compute_.get());
+  labels.resize(data_.n);
+  KMS_CUDA_CHECK(cudaMemcpyAsync(labels.data(), out.get(), data_.n * sizeof(std::int32_t),
                                  cudaMemcpyDeviceToHost, compute_.get()));
   compute_.synchronize();
 }
 
 void CudaEngine::keepHistory() {
   if (!config_.keep_history) return;
-  const std::size_t kd = static_cast<std::size_t>(k_) * d_;
+  const std::size_t kd = static_cast<std::size_t>(k_) * data_.d;
   std::vector<float> centred(kd);
   KMS_CUDA_CHECK(cudaMemcpyAsync(centred.data(), centroids_[cur_].get(), kd * sizeof(float),
                                  cudaMemcpyDeviceToHost, compute_.get()));
   compute_.synchronize();
-  recordHistory(toDataUnits(centred.data(), kd, summary_.mid), centred, k_, d_, last_);
+  recordHistory(toDataUnits(centred.data(), kd, data_.summary.mid), centred, k_, data_.d, last_);
 }
 
 }  // namespace kms::cuda

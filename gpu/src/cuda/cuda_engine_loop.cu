@@ -1,9 +1,8 @@
-// CudaEngine::steps: several iterations in one launch, the loop kept on the device — the sorted
-// runs' one kernel that loops (kernels/sorted_iteration.cuh, launchSortedLoop), or the compact
-// kernels' iterations captured back to back into one graph (kCompactLoopSteps of them,
-// launchCompactLoop in cuda_engine_iteration.cu). Either way the host waits
-// once a launch instead of once an iteration, and reads a report per iteration from pinned
-// memory; the results are those of as many step() calls, bit for bit.
+// CudaEngine::steps: several iterations in one launch, the loop kept on the device by the run's
+// family (KernelFamily::enqueueLoop) — the sorted runs' one kernel that loops, or the compact
+// kernels' iterations captured back to back into one graph. Either way the host waits once a
+// launch instead of once an iteration, and reads a report per iteration from pinned memory; the
+// results are those of as many step() calls, bit for bit.
 #include <algorithm>
 #include <string>
 
@@ -15,13 +14,13 @@ namespace kms::cuda {
 bool CudaEngine::loopsOnDevice() const {
   // Not where the host acts between iterations: a capture, the history's centroids, a test's
   // trap; nor for a shard (the all-reduce) or data copied in chunks (their copies).
-  if (snapshot_requested_ || config_.keep_history || fault_at_iteration_ != 0) return false;
-  return plan_.sorted || (plan_.compact && !shard_ && !chunked_.active());
+  if (snapshot_requested_ || config_.keep_history || settings_.fault_at_iteration != 0)
+    return false;
+  return family_ && family_->loopSteps(data_) > 1;
 }
 
 int CudaEngine::stepsPerCall() const {
-  if (!loopsOnDevice()) return 1;
-  return plan_.sorted ? kSortedLoopMax : kCompactLoopSteps;
+  return loopsOnDevice() ? family_->loopSteps(data_) : 1;
 }
 
 int CudaEngine::steps(int max_steps, std::vector<IterationStats>& out) {
@@ -29,13 +28,14 @@ int CudaEngine::steps(int max_steps, std::vector<IterationStats>& out) {
   requireInitialized();
   const int per_call = stepsPerCall();
   const int count = std::min({max_steps, config_.max_iterations - iteration_, per_call});
-  const bool past = steps_past_convergence_;  // benchmarks: on past convergence, as step() goes
+  const bool past =
+      settings_.steps_past_convergence;  // benchmarks: on past convergence, as step() goes
   const bool over = past ? iteration_ >= config_.max_iterations : finished();
-  // The compact loop's graph runs kCompactLoopSteps iterations (fewer asked: step() by step()),
-  // and writes the latest label half (not while a capture copies it).
-  const bool compact_ready =
-      !plan_.sorted && count == kCompactLoopSteps && (frozen_ < 0 || copy_done_.done());
-  if (per_call < 2 || count < 2 || over || (!plan_.sorted && !compact_ready)) {
+  // A loop that is a graph runs exactly its iterations (fewer asked: step() by step()), and
+  // writes the latest label half (not while a capture copies it).
+  const bool graph = family_->loopIsGraph();
+  const bool graph_ready = count == per_call && (frozen_ < 0 || capture_.copy_done.done());
+  if (per_call < 2 || count < 2 || over || (graph && !graph_ready)) {
     // step() by step(): as many as asked where nothing loops; for a plan that loops, a launch's
     // worth at most (a capture's copy may be done by the next call).
     const int limit = per_call < 2 ? max_steps : std::max(count, 1);
@@ -45,19 +45,16 @@ int CudaEngine::steps(int max_steps, std::vector<IterationStats>& out) {
       out.push_back(step());
     return ran;
   }
-  if (loop_reports_.size() == 0) {
-    loop_reports_.resize(std::max(kSortedLoopMax, kCompactLoopSteps), /*mapped=*/true);
+  if (loop_reports_.size() == 0) {  // any family's loop fits (graphs keep the pointers)
+    loop_reports_.resize(kMaxLoopSteps, /*mapped=*/true);
     loop_done_.resize(1, /*mapped=*/true);
   }
   const double copy_ms = pollCopy();
   const bool stop_on_empty = config_.empty_clusters == EmptyClusterPolicy::ReseedFarthest;
   *loop_done_.get() = 0;
-  if (plan_.sorted)
-    launchSortedLoop(count, stop_on_empty, !past);
-  else
-    launchCompactLoop(stop_on_empty, !past);
-  after_update_.synchronize();
-  const double launch_ms = after_update_.msSince(iteration_start_);
+  launchLoop(count, stop_on_empty, !past);
+  events_.after_update.synchronize();
+  const double launch_ms = events_.after_update.msSince(events_.start);
   const int done = *loop_done_.get();
   if (done < 1 || done > count)
     throw DeviceError("internal error: a launch of " + std::to_string(count) +
@@ -72,7 +69,7 @@ int CudaEngine::steps(int max_steps, std::vector<IterationStats>& out) {
       *report_.get() = report;
       reseedHere(p, report.empty_count);
       report = readReport();
-      ms += after_update_.msSince(iteration_start_) - launch_ms;  // the re-seed in full
+      ms += events_.after_update.msSince(events_.start) - launch_ms;  // the re-seed in full
     }
     out.push_back(finishStep(p, report, ms));
   }

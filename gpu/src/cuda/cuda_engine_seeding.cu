@@ -13,24 +13,25 @@ namespace kms::cuda {
 
 void CudaEngine::initialize(const KMeansConfig& config) {
   prepareRun(config);
-  const std::size_t kd = static_cast<std::size_t>(k_) * d_;
+  const std::size_t kd = static_cast<std::size_t>(k_) * data_.d;
   const cudaStream_t s = compute_.get();
   switch (config.init) {
     case InitMethod::Random: {
       std::vector<std::uint32_t> host_counts;
-      if (counts_.size()) {
-        host_counts.resize(n_);
-        KMS_CUDA_CHECK(cudaMemcpy(host_counts.data(), counts_.get(), n_ * sizeof(std::uint32_t),
+      if (data_.counts.size()) {
+        host_counts.resize(data_.n);
+        KMS_CUDA_CHECK(cudaMemcpy(host_counts.data(), data_.counts.get(),
+                                  data_.n * sizeof(std::uint32_t),
                                   cudaMemcpyDefault));  // device or mapped host memory
       }
-      const auto picks =
-          counts_.size() ? seeding::weightedDistinctIndices(host_counts.data(), n_, k_, config.seed)
-                         : seeding::distinctIndices(n_, k_, config.seed);
+      const auto picks = data_.counts.size() ? seeding::weightedDistinctIndices(
+                                                   host_counts.data(), data_.n, k_, config.seed)
+                                             : seeding::distinctIndices(data_.n, k_, config.seed);
       const std::vector<unsigned long long> indices(picks.begin(), picks.end());
       DeviceBuffer<unsigned long long> device_indices(k_);
       KMS_CUDA_CHECK(cudaMemcpyAsync(device_indices.get(), indices.data(),
                                      k_ * sizeof(unsigned long long), cudaMemcpyHostToDevice, s));
-      launchGather(points_.get(), d_, device_indices.get(), k_, centroids_[0].get(), s);
+      launchGather(data_.points.get(), data_.d, device_indices.get(), k_, centroids_[0].get(), s);
       compute_.synchronize();
       break;
     }
@@ -43,7 +44,7 @@ void CudaEngine::initialize(const KMeansConfig& config) {
     case InitMethod::Given: {
       std::vector<float> centred(kd);
       for (std::size_t i = 0; i < kd; ++i)
-        centred[i] = exact::sub(config.initial_centroids[i], summary_.mid[i % d_]);
+        centred[i] = exact::sub(config.initial_centroids[i], data_.summary.mid[i % data_.d]);
       KMS_CUDA_CHECK(cudaMemcpyAsync(centroids_[0].get(), centred.data(), kd * sizeof(float),
                                      cudaMemcpyHostToDevice, s));
       compute_.synchronize();
@@ -58,26 +59,26 @@ void CudaEngine::initialize(const KMeansConfig& config) {
 template <typename LabelT>
 void CudaEngine::initPlusPlus(bool greedy) {
   auto* nearest = reinterpret_cast<LabelT*>(labelHalf(0));
-  const float* weights = weights_.size() ? weights_.get() : nullptr;
-  const std::uint32_t* counts = counts_.size() ? counts_.get() : nullptr;
+  const float* weights = data_.weights.size() ? data_.weights.get() : nullptr;
+  const std::uint32_t* counts = data_.counts.size() ? data_.counts.get() : nullptr;
   const cudaStream_t s = compute_.get();
   const int count = greedy ? seeding::greedyCandidates(k_) : 1;
-  DeviceBuffer<float> candidates(greedy ? static_cast<std::size_t>(count) * d_ : 0);
+  DeviceBuffer<float> candidates(greedy ? static_cast<std::size_t>(count) * data_.d : 0);
   DeviceBuffer<long long> potentials(greedy ? count : 0);
-  const double scale = seeding::potentialScale(summary_);  // the CPU backend's
+  const double scale = seeding::potentialScale(data_.summary);  // the CPU backend's
   for (int j = 0; j < k_; ++j) {
     if (!greedy || j == 0) {
-      launchPlusPlusStep<LabelT>(points_.get(), weights, counts, n_, d_, centroids_[0].get(), j,
-                                 seeding::plusPlusUniform(config_.seed, j), nearest,
-                                 chunk_sums_.get(), s);
+      launchPlusPlusStep<LabelT>(data_.points.get(), weights, counts, data_.n, data_.d,
+                                 centroids_[0].get(), j, seeding::plusPlusUniform(config_.seed, j),
+                                 nearest, chunk_sums_.get(), s);
       continue;
     }
     double u[kMaxGreedyCandidates];
     for (int l = 0; l < count; ++l)
       u[l] = seeding::greedyUniform(config_.seed, j, l);
-    launchGreedyStep<LabelT>(points_.get(), weights, counts, n_, d_, centroids_[0].get(), j, u,
-                             count, scale, nearest, chunk_sums_.get(), candidates.get(),
-                             potentials.get(), s);
+    launchGreedyStep<LabelT>(data_.points.get(), weights, counts, data_.n, data_.d,
+                             centroids_[0].get(), j, u, count, scale, nearest, chunk_sums_.get(),
+                             candidates.get(), potentials.get(), s);
     long long host[kMaxGreedyCandidates];
     KMS_CUDA_CHECK(cudaMemcpyAsync(host, potentials.get(), sizeof(long long) * count,
                                    cudaMemcpyDeviceToHost, s));
@@ -85,9 +86,9 @@ void CudaEngine::initPlusPlus(bool greedy) {
     int best = 0;
     for (int l = 1; l < count; ++l)  // ties keep the earlier candidate
       if (host[l] < host[best]) best = l;
-    KMS_CUDA_CHECK(cudaMemcpyAsync(centroids_[0].get() + static_cast<std::size_t>(j) * d_,
-                                   candidates.get() + static_cast<std::size_t>(best) * d_,
-                                   sizeof(float) * d_, cudaMemcpyDeviceToDevice, s));
+    KMS_CUDA_CHECK(cudaMemcpyAsync(centroids_[0].get() + static_cast<std::size_t>(j) * data_.d,
+                                   candidates.get() + static_cast<std::size_t>(best) * data_.d,
+                                   sizeof(float) * data_.d, cudaMemcpyDeviceToDevice, s));
   }
   compute_.synchronize();  // the candidate buffers go out of scope
 }

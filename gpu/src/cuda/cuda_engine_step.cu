@@ -22,9 +22,9 @@ void launchTrap(cudaStream_t stream) {
 }  // namespace
 
 double CudaEngine::pollCopy() {
-  if (frozen_ < 0 || !copy_done_.done()) return 0.0;
+  if (frozen_ < 0 || !capture_.copy_done.done()) return 0.0;
   frozen_ = -1;
-  return copy_done_.msSince(copy_start_);
+  return capture_.copy_done.msSince(capture_.copy_start);
 }
 
 CudaEngine::PendingStep CudaEngine::beginStep(bool capture, double copy_ms) {
@@ -38,7 +38,7 @@ CudaEngine::PendingStep CudaEngine::beginStep(bool capture, double copy_ms) {
 
 IterationReport CudaEngine::readReport() {
   activate();
-  after_update_.synchronize();  // the one wait per iteration: the report is in pinned memory
+  events_.after_update.synchronize();  // the one wait per iteration: the report is in pinned memory
   return checkedReport(*report_.get());
 }
 
@@ -53,18 +53,18 @@ IterationReport CudaEngine::checkedReport(const IterationReport& report) const {
 void CudaEngine::reseedHere(const PendingStep& p, int empty_count) {
   activate();
   const cudaStream_t s = compute_.get();
-  if (plan_.sorted) writeSortedLabels(cur_, p.out_half);  // the re-seed reads every row's label
+  writeRowLabels(cur_, p.out_half);  // the re-seed reads every row's label
   withLabelType([&](auto label_type) {
     using LabelT = decltype(label_type);
     const auto* labels_out = reinterpret_cast<const LabelT*>(labelHalf(p.out_half));
-    launchReseed<LabelT>(points_.get(), n_, labels_out, centroids_[cur_].get(),
-                         centroids_[1 - cur_].get(), empty_flags_.get(), empty_list_.get(),
-                         picked_keys_.get(), picked_points_.get(), farthest_keys_.get(),
-                         farthest_blocks_, scalars_.get(), report_device_, updateParams(),
-                         empty_count, s);
+    launchReseed<LabelT>(
+        data_.points.get(), data_.n, labels_out, centroids_[cur_].get(), centroids_[1 - cur_].get(),
+        reseed_.empty_flags.get(), reseed_.empty_list.get(), reseed_.picked_keys.get(),
+        reseed_.picked_points.get(), reseed_.farthest_keys.get(), reseed_.farthest_blocks,
+        scalars_.get(), report_device_, updateParams(), empty_count, s);
   });
   if (keepsBounds()) describeCentroids(p);  // the update described them before the re-seed
-  after_update_.record(s);
+  events_.after_update.record(s);
 }
 
 IterationStats CudaEngine::step() {
@@ -72,7 +72,8 @@ IterationStats CudaEngine::step() {
   requireInitialized();
   const double copy_ms = pollCopy();
   const PendingStep p = beginStep(snapshot_requested_, copy_ms);
-  if (fault_at_iteration_ == iteration_ + 1) launchTrap(compute_.get());  // tests: a broken kernel
+  if (settings_.fault_at_iteration == iteration_ + 1)
+    launchTrap(compute_.get());  // tests: a broken kernel
   launchPart(p, Part::kWhole);
   IterationReport report = readReport();
   if (report.empty_count > 0 && config_.empty_clusters == EmptyClusterPolicy::ReseedFarthest) {
@@ -92,26 +93,26 @@ IterationStats CudaEngine::finishStep(const PendingStep& p, const IterationRepor
   stats.max_shift = report.max_shift;
   stats.empty_clusters = report.empty_count;
   stats.converged = report.converged != 0;
-  if (keepsBounds() || plan_.tensor) {
+  if (keepsBounds() || family_->reportsSearched()) {
     stats.rows_searched = static_cast<std::int64_t>(report.searched);
     // The tensor kernel ranks all n·k pairs on tensor cores; only its re-ranked rows are told.
     if (keepsBounds()) stats.distances_computed = static_cast<std::int64_t>(report.evaluated);
   }
-  if ((plan_.compact || plan_.sorted) && !shard_) {
-    stats.ms.assign_ms = span_ms >= 0.0 ? span_ms : after_update_.msSince(iteration_start_);
+  if (family_->timesWholeIteration() && !data_.shard) {
+    stats.ms.assign_ms = span_ms >= 0.0 ? span_ms : events_.after_update.msSince(events_.start);
   } else {
     // Compact shards and wide rows: the assignment with its reduction counts as assignment.
     if (keepsBounds()) {
-      stats.ms.assign_ms = after_reduce_.msSince(iteration_start_);
+      stats.ms.assign_ms = events_.after_reduce.msSince(events_.start);
     } else {
-      stats.ms.assign_ms = after_assign_.msSince(iteration_start_);
-      stats.ms.reduce_ms = after_reduce_.msSince(after_assign_);
+      stats.ms.assign_ms = events_.after_assign.msSince(events_.start);
+      stats.ms.reduce_ms = events_.after_reduce.msSince(events_.after_assign);
     }
-    if (shard_) {  // the all-reduce (and any wait for the other GPUs) sits between the parts
-      stats.ms.communication_ms = update_start_.msSince(after_reduce_);
-      stats.ms.update_ms = after_update_.msSince(update_start_);
+    if (data_.shard) {  // the all-reduce (and any wait for the other GPUs) sits between the parts
+      stats.ms.communication_ms = events_.update_start.msSince(events_.after_reduce);
+      stats.ms.update_ms = events_.after_update.msSince(events_.update_start);
     } else {
-      stats.ms.update_ms = after_update_.msSince(after_reduce_);
+      stats.ms.update_ms = events_.after_update.msSince(events_.after_reduce);
     }
   }
   stats.ms.copy_ms = p.copy_ms;

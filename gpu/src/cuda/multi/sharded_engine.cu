@@ -65,7 +65,7 @@ ShardedEngine::ShardedEngine(const std::vector<int>& devices, const EngineOption
   // totals): the same labels and centroids as one GPU, bit for bit.
   for (int device : devices) {
     auto engine = std::make_unique<CudaEngine>(device, options);
-    engine->shard_ = true;
+    engine->data_.shard = true;
     shards_.push_back(std::move(engine));
   }
   comms_.resize(devices.size() + 1);
@@ -128,7 +128,7 @@ void ShardedEngine::setData(const DataView& data) {
   for (std::size_t s = 0; s < active; ++s)
     first_row_[s] = s * rows_per_gpu;
   forEachShard(active, [&](std::size_t s) {
-    shard(s).shard_ = true;
+    shard(s).data_.shard = true;
     shard(s).loadData(rowsOf(data, first_row_[s], first_row_[s + 1]), &summary);
   });
   for (std::size_t s = active; s < shards_.size(); ++s)  // GPUs these data do not reach
@@ -206,8 +206,8 @@ std::vector<float> ShardedEngine::fetchRow(std::size_t i) const {
   std::vector<float> row(d_);
   shard(s).activate();
   // Centred rows (setData centred them on the device); device or mapped host memory.
-  KMS_CUDA_CHECK(cudaMemcpy(row.data(), shard(s).points_.get() + local * d_, d_ * sizeof(float),
-                            cudaMemcpyDefault));
+  KMS_CUDA_CHECK(cudaMemcpy(row.data(), shard(s).data_.points.get() + local * d_,
+                            d_ * sizeof(float), cudaMemcpyDefault));
   return row;
 }
 
@@ -217,8 +217,8 @@ void ShardedEngine::seedRandom() {
     counts.resize(n_);
     for (std::size_t s = 0; s < active_; ++s) {
       shard(s).activate();
-      KMS_CUDA_CHECK(cudaMemcpy(counts.data() + first_row_[s], shard(s).counts_.get(),
-                                shard(s).n_ * sizeof(std::uint32_t), cudaMemcpyDefault));
+      KMS_CUDA_CHECK(cudaMemcpy(counts.data() + first_row_[s], shard(s).data_.counts.get(),
+                                shard(s).data_.n * sizeof(std::uint32_t), cudaMemcpyDefault));
     }
   }
   const auto picks = summary_.fixed.counted
@@ -243,11 +243,11 @@ std::vector<float> ShardedEngine::drawRow(const std::vector<double>& chunk_sums,
   CudaEngine& g = shard(s);
   g.activate();
   const cudaStream_t stream = g.compute_.get();
-  float* out = g.staged_centroids_.get();  // free until the first capture
+  float* out = g.capture_.staged_centroids.get();  // free until the first capture
   launchPlusPlusPickIn<LabelT>(
-      g.points_.get(), g.weights_.size() ? g.weights_.get() : nullptr,
-      g.counts_.size() ? g.counts_.get() : nullptr, g.n_, d_, g.centroids_[0].get(), j,
-      ChunkDraw{static_cast<long long>(local / kSamplingChunk), pick.target},
+      g.data_.points.get(), g.data_.weights.size() ? g.data_.weights.get() : nullptr,
+      g.data_.counts.size() ? g.data_.counts.get() : nullptr, g.data_.n, d_, g.centroids_[0].get(),
+      j, ChunkDraw{static_cast<long long>(local / kSamplingChunk), pick.target},
       reinterpret_cast<const LabelT*>(g.labelHalf(0)), out, stream);
   std::vector<float> row(d_);
   KMS_CUDA_CHECK(
@@ -277,12 +277,13 @@ void ShardedEngine::seedPlusPlus(bool greedy) {
       CudaEngine& g = shard(s);
       g.activate();
       launchPlusPlusMass<LabelT>(
-          g.points_.get(), g.weights_.size() ? g.weights_.get() : nullptr,
-          g.counts_.size() ? g.counts_.get() : nullptr, g.n_, d_, g.centroids_[0].get(), j,
-          reinterpret_cast<LabelT*>(g.labelHalf(0)), g.chunk_sums_.get(), g.compute_.get());
-      KMS_CUDA_CHECK(cudaMemcpyAsync(chunk_sums.data() + first_row_[s] / kSamplingChunk,
-                                     g.chunk_sums_.get(), plusPlusChunks(g.n_) * sizeof(double),
-                                     cudaMemcpyDeviceToHost, g.compute_.get()));
+          g.data_.points.get(), g.data_.weights.size() ? g.data_.weights.get() : nullptr,
+          g.data_.counts.size() ? g.data_.counts.get() : nullptr, g.data_.n, d_,
+          g.centroids_[0].get(), j, reinterpret_cast<LabelT*>(g.labelHalf(0)), g.chunk_sums_.get(),
+          g.compute_.get());
+      KMS_CUDA_CHECK(cudaMemcpyAsync(
+          chunk_sums.data() + first_row_[s] / kSamplingChunk, g.chunk_sums_.get(),
+          plusPlusChunks(g.data_.n) * sizeof(double), cudaMemcpyDeviceToHost, g.compute_.get()));
     }
     for (std::size_t s = 0; s < active_; ++s) {
       shard(s).activate();
@@ -309,10 +310,10 @@ void ShardedEngine::seedPlusPlus(bool greedy) {
       KMS_CUDA_CHECK(cudaMemcpyAsync(candidates[s].get(), rows.data(), rows.size() * sizeof(float),
                                      cudaMemcpyHostToDevice, stream));
       launchGreedyPotentials<LabelT>(
-          g.points_.get(), g.weights_.size() ? g.weights_.get() : nullptr,
-          g.counts_.size() ? g.counts_.get() : nullptr, g.n_, d_, g.centroids_[0].get(),
-          reinterpret_cast<const LabelT*>(g.labelHalf(0)), candidates[s].get(), count, scale,
-          potentials[s].get(), stream);
+          g.data_.points.get(), g.data_.weights.size() ? g.data_.weights.get() : nullptr,
+          g.data_.counts.size() ? g.data_.counts.get() : nullptr, g.data_.n, d_,
+          g.centroids_[0].get(), reinterpret_cast<const LabelT*>(g.labelHalf(0)),
+          candidates[s].get(), count, scale, potentials[s].get(), stream);
       KMS_CUDA_CHECK(cudaMemcpyAsync(part.data(), potentials[s].get(), count * sizeof(long long),
                                      cudaMemcpyDeviceToHost, stream));
       g.compute_.synchronize();
@@ -369,10 +370,10 @@ IterationStats ShardedEngine::step() {
   for (std::size_t s = 0; s < active_; ++s)
     steps[s] = shard(s).beginStep(capture, copy_ms[s]);
   for (std::size_t s = 0; s < active_; ++s)
-    shard(s).launchPart(steps[s], CudaEngine::Part::kSums);
+    shard(s).launchPart(steps[s], Part::kSums);
   sumAcrossGpus();
   for (std::size_t s = 0; s < active_; ++s)
-    shard(s).launchPart(steps[s], CudaEngine::Part::kUpdate);
+    shard(s).launchPart(steps[s], Part::kUpdate);
   std::vector<IterationReport> reports(active_);
   for (std::size_t s = 0; s < active_; ++s)
     reports[s] = shard(s).readReport();
@@ -418,23 +419,24 @@ void ShardedEngine::reseedAcross(const std::vector<CudaEngine::PendingStep>& ste
                                  int empty_count) {
   std::vector<unsigned char> flags(k_);
   shard(0).activate();
-  KMS_CUDA_CHECK(cudaMemcpy(flags.data(), shard(0).empty_flags_.get(), k_, cudaMemcpyDeviceToHost));
+  KMS_CUDA_CHECK(
+      cudaMemcpy(flags.data(), shard(0).reseed_.empty_flags.get(), k_, cudaMemcpyDeviceToHost));
   std::vector<int> empties;
   for (int j = 0; j < k_; ++j)
     if (flags[j]) empties.push_back(j);
   std::vector<FarthestRound> rounds(active_);
   for (std::size_t s = 0; s < active_; ++s) {
     CudaEngine& g = shard(s);
-    rounds[s] = FarthestRound{g.points_.get(),
-                              g.n_,
+    rounds[s] = FarthestRound{g.data_.points.get(),
+                              g.data_.n,
                               d_,
                               g.labelHalf(steps[s].out_half),
                               g.labelBytes() == 2,
                               g.centroids_[g.cur_].get(),
-                              g.picked_keys_.get(),
-                              g.picked_points_.get(),
-                              g.farthest_keys_.get(),
-                              g.farthest_blocks_};
+                              g.reseed_.picked_keys.get(),
+                              g.reseed_.picked_points.get(),
+                              g.reseed_.farthest_keys.get(),
+                              g.reseed_.farthest_blocks};
   }
   std::vector<unsigned long long> keys(active_);
   std::vector<std::vector<float>> points(active_, std::vector<float>(d_));
@@ -502,7 +504,7 @@ void ShardedEngine::reseedAcross(const std::vector<CudaEngine::PendingStep>& ste
     launchReshift(g.centroids_[g.cur_].get(), g.centroids_[1 - g.cur_].get(), g.scalars_.get(),
                   g.report_device_, g.updateParams(), g.compute_.get());
     if (g.keepsBounds()) g.describeCentroids(steps[s]);  // the update described the old ones
-    g.after_update_.record(g.compute_.get());
+    g.events_.after_update.record(g.compute_.get());
   }
 }
 

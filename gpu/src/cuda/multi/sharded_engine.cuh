@@ -36,8 +36,6 @@ class ShardedEngine final : public Engine {
 
   /// GPUs holding rows of the current data (small data use fewer than were listed).
   int activeShards() const { return static_cast<int>(active_); }
-  /// The first GPU's assignment plan (kmeans-bench's report).
-  const AssignPlan& plan() const { return shards_.front()->plan(); }
 
  private:
   CudaEngine& shard(std::size_t s) const { return *shards_[s]; }
