@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <string>
 #include <vector>
+#include "kmeans/testing.h"
 
 namespace kms::bench {
 
@@ -21,26 +22,26 @@ struct BenchCase {
   /// the floor is then the host-to-device copy rate.
   bool streamed = false;
   /// Streamed data read in place from the page-locked host memory by the kernels
-  /// (EngineOptions::cuda_stream_chunk_bytes = 0) instead of copied in chunks, for comparison.
+  /// (CudaTuning::stream_chunk_bytes = 0) instead of copied in chunks, for comparison.
   bool in_place = false;
   /// Streamed data given this share (0 to 1) of their size in GPU memory
   /// (EngineOptions::max_device_bytes): the first chunks stay there, the rest are copied each
   /// iteration. 0: nothing kept.
   double kept_share = 0.0;
-  /// Run without tensor cores (EngineOptions::cuda_tensor_cores = false): the FP32 SIMT kernel,
+  /// Run without tensor cores (CudaTuning::tensor_cores = false): the FP32 SIMT kernel,
   /// for comparison.
   bool simt = false;
   /// Run on every GPU of the machine (rows sharded, sums all-reduced through NCCL) and on one,
   /// for the speed-up; skipped on machines with one GPU.
   bool all_gpus = false;
-  /// Run without point tiles or sorted runs (EngineOptions::cuda_point_tiles = Never,
-  /// cuda_sorted_runs = false): every iteration looks at every row, for comparison with the tiles
+  /// Run without point tiles or sorted runs (CudaTuning::point_tiles = Never,
+  /// sorted_runs = false): every iteration looks at every row, for comparison with the tiles
   /// of d ≤ 4 and the sorted runs of d = 1.
   bool rows = false;
   /// Run a photo's pixels on the point tiles rather than on the groups of equal rows
-  /// (EngineOptions::cuda_repeated_rows = Never), for comparison.
+  /// (CudaTuning::repeated_rows = Never), for comparison.
   bool no_groups = false;
-  /// Rank every row every iteration (EngineOptions::cuda_distance_bounds = false): the tensor or
+  /// Rank every row every iteration (CudaTuning::distance_bounds = false): the tensor or
   /// tiled kernels of 17 ≤ d ≤ 64, for comparison with the wide kernels' bounds.
   bool every_row = false;
   /// Iterations asked of one Engine::steps call (0: step() by step()). The CUDA engine runs the

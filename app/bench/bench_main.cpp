@@ -29,6 +29,7 @@
 #include "kmeans/compact.h"
 #include "kmeans/device_ceilings.h"
 #include "kmeans/errors.h"
+#include "kmeans/testing.h"
 
 namespace {
 
@@ -164,7 +165,7 @@ std::string fmt(const char* f, double v) {
 std::string timeAcrossGpus(const BenchCase& c, const kms::bench::BenchData& data, int warmup,
                            int iterations) {
   kms::Snapshot one, all;
-  kms::EngineOptions options;
+  kms::TestingOptions options;
   Result single, sharded;
   std::string devices;
   {
@@ -407,21 +408,21 @@ int main(int argc, char** argv) {
     std::vector<Result> results;
     try {
       if (ceilings) {
-        kms::EngineOptions options;
+        kms::TestingOptions options;
         if (c.streamed) options.max_device_bytes = 1;  // nothing fits: streamed from the host
-        if (c.in_place) options.cuda_stream_chunk_bytes = 0;
+        if (c.in_place) options.cuda.stream_chunk_bytes = 0;
         if (c.kept_share > 0)  // the points' share the GPU gives them
           options.max_device_bytes =
               static_cast<std::size_t>(c.kept_share * double(c.n) * c.d * sizeof(float));
-        options.cuda_tensor_cores = !c.simt;
-        options.cuda_point_tiles = c.rows ? kms::PointTiles::Never : kms::PointTiles::Auto;
-        options.cuda_repeated_rows =
+        options.cuda.tensor_cores = !c.simt;
+        options.cuda.point_tiles = c.rows ? kms::PointTiles::Never : kms::PointTiles::Auto;
+        options.cuda.repeated_rows =
             c.no_groups ? kms::RepeatedRows::Never : kms::RepeatedRows::Auto;
-        options.cuda_sorted_runs = !c.rows;
-        options.cuda_distance_bounds = !c.every_row;
+        options.cuda.sorted_runs = !c.rows;
+        options.cuda.distance_bounds = !c.every_row;
         // Launches of several iterations time the same iterations as step() by step(), past
         // convergence too (whole runs end there).
-        options.cuda_steps_past_convergence = c.batch > 0 && !c.whole_runs;
+        options.hooks.steps_past_convergence = c.batch > 0 && !c.whole_runs;
         auto engine = kms::createEngine(kms::BackendKind::Cuda, options).engine;
         results.push_back(timeEngine(*engine, c, data, opt.warmup, opt.iterations));
       }

@@ -14,11 +14,11 @@ CudaStatus probe(int) {
   return status;
 }
 
-std::unique_ptr<Engine> createEngine(const EngineOptions&) {
+std::unique_ptr<Engine> createEngine(const TestingOptions&) {
   throw DeviceError("CUDA backend unavailable: " + probe(0).reason);
 }
 
-std::unique_ptr<Engine> createSingleEngine(const EngineOptions& options) {
+std::unique_ptr<Engine> createSingleEngine(const TestingOptions& options) {
   return createEngine(options);
 }
 

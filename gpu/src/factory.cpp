@@ -7,6 +7,7 @@
 #include "cuda/cuda_backend.h"
 #include "kmeans/backend.h"
 #include "kmeans/errors.h"
+#include "kmeans/testing.h"
 
 namespace kms {
 
@@ -45,11 +46,11 @@ std::unique_ptr<Engine> createCpuEngine(int threads) {
 
 namespace {
 
-/// EngineOptions::cuda_fault_at_iteration, or else KMS_CUDA_FAULT_AT_ITERATION from the
-/// environment: how the programs themselves (kmeans-cli, kmeans-studio) are tested against a
-/// GPU that fails mid-run on a GPU machine. Unset, it is 0: never.
-int faultAtIteration(const EngineOptions& options) {
-  if (options.cuda_fault_at_iteration != 0) return options.cuda_fault_at_iteration;
+/// TestHooks::fault_at_iteration, or else KMS_CUDA_FAULT_AT_ITERATION from the environment: how
+/// the programs themselves (kmeans-cli, kmeans-studio) are tested against a GPU that fails
+/// mid-run on a GPU machine. Unset, it is 0: never.
+int faultAtIteration(const TestingOptions& options) {
+  if (options.hooks.fault_at_iteration != 0) return options.hooks.fault_at_iteration;
   const char* fromEnvironment = std::getenv("KMS_CUDA_FAULT_AT_ITERATION");
   return fromEnvironment ? std::atoi(fromEnvironment) : 0;
 }
@@ -87,9 +88,15 @@ std::string parseDeviceList(std::string_view text, EngineOptions& options) {
   return {};
 }
 
-CreatedEngine createEngine(BackendKind kind, const EngineOptions& requested) {
+CreatedEngine createEngine(BackendKind kind, const EngineOptions& options) {
+  TestingOptions defaults;
+  static_cast<EngineOptions&>(defaults) = options;
+  return createEngine(kind, defaults);
+}
+
+CreatedEngine createEngine(BackendKind kind, const TestingOptions& requested) {
   CreatedEngine created;
-  EngineOptions options = requested;
+  TestingOptions options = requested;
   if (kind == BackendKind::CudaAllGpus) {
     options.cuda_all_devices = true;
     kind = BackendKind::Cuda;
@@ -105,8 +112,8 @@ CreatedEngine createEngine(BackendKind kind, const EngineOptions& requested) {
   const CudaStatus status = first == 0 ? cudaStatus() : cuda::probe(first);
   if (status.available) {
     try {
-      EngineOptions resolved = options;
-      resolved.cuda_fault_at_iteration = faultAtIteration(options);
+      TestingOptions resolved = options;
+      resolved.hooks.fault_at_iteration = faultAtIteration(options);
       created.engine = cuda::createEngine(resolved);
       created.kind = BackendKind::Cuda;
       return created;

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "kmeans/backend.h"
+#include "kmeans/testing.h"
 #include "support/reference_kmeans.h"
 
 namespace kms::test {
@@ -26,7 +27,7 @@ namespace kms::test {
 
 inline std::unique_ptr<Engine> cudaEngineOn(const std::vector<float>& p, int d,
                                             const std::vector<float>* w = nullptr,
-                                            const EngineOptions& options = {}) {
+                                            const TestingOptions& options = {}) {
   auto e = createEngine(BackendKind::Cuda, options).engine;
   e->setData(DataView{p.data(), p.size() / d, d, w ? w->data() : nullptr});
   return e;
@@ -46,7 +47,7 @@ inline std::unique_ptr<Engine> cpuEngineOn(const std::vector<float>& p, int d,
 /// Stops at the first failing iteration. Returns the GPU's stats of the iterations it ran.
 inline std::vector<IterationStats> expectSameTrajectory(const DataView& view, KMeansConfig config,
                                                         int iterations,
-                                                        const EngineOptions& options = {}) {
+                                                        const TestingOptions& options = {}) {
   config.tolerance = 0;
   config.max_iterations = iterations;
   auto gpu = createEngine(BackendKind::Cuda, options).engine;

@@ -9,6 +9,7 @@
 
 #include "gpu_test_support.h"
 #include "kmeans/backend.h"
+#include "kmeans/testing.h"
 
 namespace kms::test {
 
@@ -66,7 +67,7 @@ inline void expectHostWorkStepsByStep(Engine& engine, KMeansConfig config, int p
 inline std::vector<IterationStats> expectLoopIsStepByStep(const DataView& view, KMeansConfig config,
                                                           const std::vector<int>& batches,
                                                           LoopShape shape = {},
-                                                          const EngineOptions& options = {}) {
+                                                          const TestingOptions& options = {}) {
   auto loop = createEngine(BackendKind::Cuda, options).engine;
   auto stepped = createEngine(BackendKind::Cuda, options).engine;
   auto cpu = createCpuEngine(0);
@@ -138,7 +139,7 @@ inline KMeansConfig emptiedInSecondIteration(std::vector<float>& x) {
 /// CPU's.
 inline void expectMidLaunchEmptying(const DataView& view, KMeansConfig config,
                                     EmptyClusterPolicy policy, LoopShape shape = {},
-                                    const EngineOptions& options = {}) {
+                                    const TestingOptions& options = {}) {
   config.empty_clusters = policy;
   auto engine = createEngine(BackendKind::Cuda, options).engine;
   engine->setData(view);

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "gpu_test_support.h"
+#include "kmeans/testing.h"
 #include "loop_test_support.h"
 #include "support/compact_data.h"
 
@@ -59,8 +60,8 @@ TEST(CompactLoop, PointTilesAndCountedValues) {
   KMS_REQUIRE_CUDA();
   // The tile kernel (its schedule and inertia state carried from one iteration of the launch to
   // the next), on posterised points; then distinct values with counts on the row kernel.
-  EngineOptions tiles;
-  tiles.cuda_point_tiles = PointTiles::Always;
+  TestingOptions tiles;
+  tiles.cuda.point_tiles = PointTiles::Always;
   const auto x = test::levelPoints(200000, 3, 12, 31);
   test::expectLoopIsStepByStep(DataView{x.data(), x.size() / 3, 3}, fixedRun(64, 9, 48), {16},
                                kCompactLoop, tiles);
@@ -88,8 +89,8 @@ TEST(CompactLoop, StopsAtConvergenceLikeStepByStep) {
 TEST(CompactLoop, AClusterEmptiedInTheLaunchsSecondIterationEndsItThere) {
   KMS_REQUIRE_CUDA();
   // One dimension on the compact kernels (no sorted runs), emptiedInSecondIteration's data.
-  EngineOptions rows;
-  rows.cuda_sorted_runs = false;
+  TestingOptions rows;
+  rows.cuda.sorted_runs = false;
   std::vector<float> x;
   const KMeansConfig config = test::emptiedInSecondIteration(x);
   const DataView view{x.data(), x.size(), 1};
@@ -104,11 +105,11 @@ TEST(CompactLoop, ALaunchAfterOneThatStoppedRunsInFull) {
   // The emptying data above under ReseedFarthest, with the benchmarks' option (no stop at
   // convergence): the first launch ends after its second iteration, the host re-seeds, and the
   // next launch must run all 16 — its first assignment clears the mark the emptying left.
-  EngineOptions past;
-  past.cuda_sorted_runs = false;
-  past.cuda_steps_past_convergence = true;
-  EngineOptions rows;
-  rows.cuda_sorted_runs = false;
+  TestingOptions past;
+  past.cuda.sorted_runs = false;
+  past.hooks.steps_past_convergence = true;
+  TestingOptions rows;
+  rows.cuda.sorted_runs = false;
   std::vector<float> x;
   KMeansConfig config = test::emptiedInSecondIteration(x);
   const DataView view{x.data(), x.size(), 1};
@@ -162,9 +163,9 @@ TEST(CompactLoop, OnlyRunsWithoutHostWorkLoop) {
   auto gpu = test::cudaEngineOn(x, d);
   test::expectHostWorkStepsByStep(*gpu, config, 16);
   // Streamed data copied in chunks (their copies are the host's to order): step() by step().
-  EngineOptions streamed;
+  TestingOptions streamed;
   streamed.max_device_bytes = 64 * 1024;
-  streamed.cuda_stream_chunk_bytes = 32 * 1024;
+  streamed.cuda.stream_chunk_bytes = 32 * 1024;
   auto chunked = test::cudaEngineOn(x, d, nullptr, streamed);
   chunked->initialize(config);
   EXPECT_EQ(chunked->stepsPerCall(), 1);
@@ -199,9 +200,9 @@ TEST(CompactLoop, ACaptureBetweenLaunchesIsTakenAndTheRunGoesOn) {
 
 TEST(CompactLoop, PastConvergenceWithTheBenchmarksOption) {
   KMS_REQUIRE_CUDA();
-  // EngineOptions::cuda_steps_past_convergence: launches go on past convergence as step() does.
-  EngineOptions past;
-  past.cuda_steps_past_convergence = true;
+  // TestHooks::steps_past_convergence: launches go on past convergence as step() does.
+  TestingOptions past;
+  past.hooks.steps_past_convergence = true;
   const int d = 2;
   const auto x = test::blobPoints(50000, d, 5, 4, 3.0f, 0.2f);
   auto loop = test::cudaEngineOn(x, d, nullptr, past);

@@ -11,6 +11,7 @@
 
 #include "gpu_test_support.h"
 #include "kmeans/compact.h"
+#include "kmeans/testing.h"
 #include "support/compact_data.h"
 
 namespace kms {
@@ -29,8 +30,8 @@ struct CountsCase {
 
 std::unique_ptr<Engine> engineOn(BackendKind kind, const CompactData& data,
                                  PointTiles tiles = PointTiles::Auto) {
-  EngineOptions options;
-  options.cuda_point_tiles = tiles;
+  TestingOptions options;
+  options.cuda.point_tiles = tiles;
   auto e = kind == BackendKind::Cpu ? createCpuEngine(0) : createEngine(kind, options).engine;
   e->setData(data.view());
   return e;

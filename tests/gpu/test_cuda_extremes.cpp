@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "gpu_test_support.h"
+#include "kmeans/testing.h"
 #include "support/compact_data.h"
 
 namespace kms {
@@ -21,9 +22,9 @@ struct Family {
 
 class BoundsAtFloatsEnds : public ::testing::TestWithParam<Family> {
  protected:
-  EngineOptions options() const {
-    EngineOptions o;
-    o.cuda_point_tiles = GetParam().tiles;
+  TestingOptions options() const {
+    TestingOptions o;
+    o.cuda.point_tiles = GetParam().tiles;
     return o;
   }
 };

@@ -1,5 +1,5 @@
 // A CUDA error in the middle of a run (a kernel that traps, injected with
-// EngineOptions::cuda_fault_at_iteration): that step and every later call throw DeviceError
+// TestHooks::fault_at_iteration): that step and every later call throw DeviceError
 // with CUDA's message, nothing hangs, the engine can be destroyed, and the CPU backend carries
 // on in the same process. A trap loses the CUDA context for the whole process, so the scenario
 // runs in a process of its own (a "threadsafe" death test re-runs this binary for it).
@@ -13,6 +13,7 @@
 #include "gpu_test_support.h"
 #include "kmeans/backend.h"
 #include "kmeans/errors.h"
+#include "kmeans/testing.h"
 #include "support/reference_kmeans.h"
 
 namespace kms {
@@ -37,8 +38,8 @@ int faultScenario() {
   config.max_iterations = 20;
   config.tolerance = 0;
 
-  EngineOptions options;
-  options.cuda_fault_at_iteration = 3;
+  TestingOptions options;
+  options.hooks.fault_at_iteration = 3;
   CreatedEngine created = createEngine(BackendKind::Cuda, options);
   Engine& gpu = *created.engine;
   gpu.setData(data);

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "gpu_test_support.h"
+#include "kmeans/testing.h"
 #include "loop_test_support.h"
 #include "picture_data.h"
 #include "support/compact_data.h"
@@ -19,17 +20,17 @@ namespace kms {
 namespace {
 
 /// The groups whenever the data have tiles (any share of repeats, any size).
-EngineOptions groupsAlways() {
-  EngineOptions options;
-  options.cuda_point_tiles = PointTiles::Always;
-  options.cuda_repeated_rows = RepeatedRows::Always;
+TestingOptions groupsAlways() {
+  TestingOptions options;
+  options.cuda.point_tiles = PointTiles::Always;
+  options.cuda.repeated_rows = RepeatedRows::Always;
   return options;
 }
 
-EngineOptions tilesAlways() {
-  EngineOptions options;
-  options.cuda_point_tiles = PointTiles::Always;
-  options.cuda_repeated_rows = RepeatedRows::Never;
+TestingOptions tilesAlways() {
+  TestingOptions options;
+  options.cuda.point_tiles = PointTiles::Always;
+  options.cuda.repeated_rows = RepeatedRows::Never;
   return options;
 }
 

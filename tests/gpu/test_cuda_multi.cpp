@@ -16,6 +16,7 @@
 #include "gpu_test_support.h"
 #include "kmeans/backend.h"
 #include "kmeans/errors.h"
+#include "kmeans/testing.h"
 
 #if __has_include(<nccl.h>)
 #include "cuda/multi/nccl_library.h"
@@ -77,7 +78,7 @@ struct EnginePair {
 };
 
 /// One engine on GPU 0 and one across every GPU, both holding `view`.
-EnginePair enginesOn(const DataView& view, EngineOptions options = {}) {
+EnginePair enginesOn(const DataView& view, TestingOptions options = {}) {
   EnginePair pair;
   pair.one = createEngine(BackendKind::Cuda, options).engine;
   options.cuda_all_devices = true;
@@ -86,12 +87,12 @@ EnginePair enginesOn(const DataView& view, EngineOptions options = {}) {
   pair.all->setData(view);
   const bool tiled =
       view.d <= 4 && !view.weights &&
-      (options.cuda_point_tiles == PointTiles::Always ||
-       (options.cuda_point_tiles == PointTiles::Auto && !view.counts && view.n >= (1u << 22)));
-  const bool wide = options.cuda_distance_bounds && view.d > 16 && view.d <= 64 && !view.weights;
+      (options.cuda.point_tiles == PointTiles::Always ||
+       (options.cuda.point_tiles == PointTiles::Auto && !view.counts && view.n >= (1u << 22)));
+  const bool wide = options.cuda.distance_bounds && view.d > 16 && view.d <= 64 && !view.weights;
   // d = 1 on one GPU: sorted runs, the inertia from exact moments (shards run the compact rows).
-  const bool sorted = view.d == 1 && !view.weights && options.cuda_sorted_runs &&
-                      options.cuda_point_tiles != PointTiles::Always;
+  const bool sorted = view.d == 1 && !view.weights && options.cuda.sorted_runs &&
+                      options.cuda.point_tiles != PointTiles::Always;
   if (tiled || wide || sorted) pair.rounding_d = view.d;
   return pair;
 }
@@ -264,7 +265,7 @@ TEST(CudaMultiGpu, StreamedFromHostMemoryMatchesOneGpu) {
   KMS_REQUIRE_GPUS(2);
   const int d = 8;
   const std::vector<float> p = blobs(6 * kChunk + 99, d, 20, 5);
-  EngineOptions streamed;
+  TestingOptions streamed;
   streamed.max_device_bytes = 1;  // nothing fits: every GPU streams its rows from host memory
   EnginePair e = enginesOn(DataView{p.data(), p.size() / d, d}, streamed);
   EXPECT_NE(e.all->info().device.find("streamed"), std::string::npos) << e.all->info().device;
@@ -299,8 +300,8 @@ TEST(CudaMultiGpu, PointTilesOnOneGpuMatchTheShards) {
   std::vector<float> p = blobs(9 * kChunk + 123, d, 14, 23);
   for (float& v : p)  // a photo's repeats: coordinates on a grid of 1/32
     v = std::round(v * 32.0f) / 32.0f;
-  EngineOptions options;
-  options.cuda_point_tiles = PointTiles::Always;
+  TestingOptions options;
+  options.cuda.point_tiles = PointTiles::Always;
   EnginePair e = enginesOn(DataView{p.data(), p.size() / d, d}, options);
   KMeansConfig config;
   config.k = 40;
@@ -369,7 +370,7 @@ TEST(CudaMultiGpu, HistoryAndBackgroundCapturesMatchOneGpu) {
 
 TEST(CudaMultiGpu, AMissingGpuIsNamed) {
   KMS_REQUIRE_CUDA();
-  EngineOptions options;
+  TestingOptions options;
   options.cuda_devices = {0, 64};
   try {
     createEngine(BackendKind::Cuda, options);
@@ -382,7 +383,7 @@ TEST(CudaMultiGpu, AMissingGpuIsNamed) {
 
 TEST(CudaMultiGpu, AGpuListedTwiceIsAnError) {
   KMS_REQUIRE_CUDA();
-  EngineOptions options;
+  TestingOptions options;
   options.cuda_devices = {0, 0};
   try {
     createEngine(BackendKind::Cuda, options);
@@ -395,7 +396,7 @@ TEST(CudaMultiGpu, AGpuListedTwiceIsAnError) {
 TEST(CudaMultiGpu, AMissingNcclLibraryIsNamed) {
   KMS_REQUIRE_GPUS(2);
   setenv("KMS_NCCL_LIBRARY", "/nonexistent/libnccl.so.2", 1);
-  EngineOptions options;
+  TestingOptions options;
   options.cuda_all_devices = true;
   std::string message;
   try {

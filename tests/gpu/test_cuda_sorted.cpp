@@ -13,14 +13,15 @@
 #include <string>
 
 #include "gpu_test_support.h"
+#include "kmeans/testing.h"
 #include "support/compact_data.h"
 
 namespace kms {
 namespace {
 
-EngineOptions sortedOff() {
-  EngineOptions options;
-  options.cuda_sorted_runs = false;
+TestingOptions sortedOff() {
+  TestingOptions options;
+  options.cuda.sorted_runs = false;
   return options;
 }
 

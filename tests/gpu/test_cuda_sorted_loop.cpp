@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "gpu_test_support.h"
+#include "kmeans/testing.h"
 #include "loop_test_support.h"
 #include "support/compact_data.h"
 
@@ -141,10 +142,10 @@ TEST(SortedRunsLoop, ARequestedCaptureIsTakenAndTheRunGoesOn) {
 
 TEST(SortedRunsLoop, PastConvergenceWithTheBenchmarksOption) {
   KMS_REQUIRE_CUDA();
-  // EngineOptions::cuda_steps_past_convergence: launches go on past convergence as step() does,
+  // TestHooks::steps_past_convergence: launches go on past convergence as step() does,
   // iteration for iteration (kmeans-bench times the same iterations both ways).
-  EngineOptions past;
-  past.cuda_steps_past_convergence = true;
+  TestingOptions past;
+  past.hooks.steps_past_convergence = true;
   const auto x = test::blobPoints(50000, 1, 5, 4, 3.0f, 0.2f);
   auto loop = test::cudaEngineOn(x, 1, nullptr, past);
   auto stepped = test::cudaEngineOn(x, 1);

@@ -18,6 +18,7 @@
 
 #include "gpu_test_support.h"
 #include "kmeans/errors.h"
+#include "kmeans/testing.h"
 #include "support/compact_data.h"
 
 namespace kms {
@@ -37,15 +38,15 @@ struct StreamCase {
 /// in chunks of `chunk_bytes` (0: read in place).
 std::unique_ptr<Engine> cudaEngine(
     std::size_t max_device_bytes,
-    std::size_t chunk_bytes = EngineOptions{}.cuda_stream_chunk_bytes) {
-  EngineOptions options;
+    std::size_t chunk_bytes = TestingOptions{}.cuda.stream_chunk_bytes) {
+  TestingOptions options;
   options.max_device_bytes = max_device_bytes;
-  options.cuda_stream_chunk_bytes = chunk_bytes;
+  options.cuda.stream_chunk_bytes = chunk_bytes;
   // Streamed data have no point tiles or sorted runs (their sorted copy would need the device
   // memory they do not fit in); the in-memory run looks at every row too, so both run the same
   // kernels.
-  options.cuda_point_tiles = PointTiles::Never;
-  options.cuda_sorted_runs = false;  // the same reason, for d = 1
+  options.cuda.point_tiles = PointTiles::Never;
+  options.cuda.sorted_runs = false;  // the same reason, for d = 1
   return createEngine(BackendKind::Cuda, options).engine;
 }
 

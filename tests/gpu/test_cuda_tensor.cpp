@@ -10,6 +10,7 @@
 #include <tuple>
 
 #include "gpu_test_support.h"
+#include "kmeans/testing.h"
 
 namespace kms {
 namespace {
@@ -20,9 +21,9 @@ using test::givenCentroids;
 /// The CUDA engine on p, with or without tensor cores, ranking every row every iteration (no
 /// distance bounds: with them, most rows would never reach the kernels under test).
 std::unique_ptr<Engine> cudaEngineWith(const std::vector<float>& p, int d, bool tensor_cores) {
-  EngineOptions options;
-  options.cuda_tensor_cores = tensor_cores;
-  options.cuda_distance_bounds = false;
+  TestingOptions options;
+  options.cuda.tensor_cores = tensor_cores;
+  options.cuda.distance_bounds = false;
   return test::cudaEngineOn(p, d, nullptr, options);
 }
 

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "gpu_test_support.h"
+#include "kmeans/testing.h"
 #include "picture_data.h"
 #include "support/compact_data.h"
 
@@ -19,17 +20,17 @@ namespace {
 
 using test::picture;
 
-EngineOptions rowsOnly() {
-  EngineOptions options;
-  options.cuda_point_tiles = PointTiles::Never;
+TestingOptions rowsOnly() {
+  TestingOptions options;
+  options.cuda.point_tiles = PointTiles::Never;
   return options;
 }
 
 /// Tiles throughout, also where the data are too sparse for them (PointTiles::Auto would give
 /// them up for the row kernel after two iterations).
-EngineOptions tilesAlways() {
-  EngineOptions options;
-  options.cuda_point_tiles = PointTiles::Always;
+TestingOptions tilesAlways() {
+  TestingOptions options;
+  options.cuda.point_tiles = PointTiles::Always;
   return options;
 }
 

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "gpu_test_support.h"
+#include "kmeans/testing.h"
 #include "support/compact_data.h"
 
 namespace kms {
@@ -109,8 +110,8 @@ TEST(CudaWide, BoundsAndRankingEveryRowGiveTheSameRun) {
   KMS_REQUIRE_CUDA();
   const int d = 48, k = 100;
   const auto p = test::blobPoints(50000, d, 90, 9, 4.0f, 0.8f);
-  EngineOptions every_row;
-  every_row.cuda_distance_bounds = false;
+  TestingOptions every_row;
+  every_row.cuda.distance_bounds = false;
   auto bounded = test::cudaEngineOn(p, d);
   auto ranked = test::cudaEngineOn(p, d, nullptr, every_row);
   KMeansConfig config;

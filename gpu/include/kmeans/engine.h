@@ -104,9 +104,8 @@ class Engine {
   /// may keep the loop on the device — the CUDA engine runs up to 64 iterations of the sorted
   /// runs of d = 1, or 16 of the compact kernels (docs/engine.md), as one launch, with no host
   /// round trip in between, each iteration's time its share of the launch; stepsPerCall() says
-  /// how many. (With
-  /// EngineOptions::cuda_steps_past_convergence, for benchmarks, the CUDA engine's steps() goes
-  /// on past convergence up to max_iterations, as step() calls would.)
+  /// how many. (With TestHooks::steps_past_convergence, for benchmarks, the CUDA engine's steps()
+  /// goes on past convergence up to max_iterations, as step() calls would.)
   virtual int steps(int max_steps, std::vector<IterationStats>& out);
 
   /// How many iterations steps() runs now without a host round trip between them: 1 (the

@@ -1,12 +1,11 @@
-// Streamed data copied to the GPU a chunk of rows at a time (EngineOptions::
-// cuda_stream_chunk_bytes). The rows stay in page-locked host memory (ResidentBuffer). The first
-// chunks, as many as the data's share of GPU memory holds, are copied to the device once and
-// kept there; an iteration copies each further chunk j into one of two device buffers on its own
-// stream while the compute stream runs the kernels of the chunk before on the other, so the copy
-// engine streams the rest back to back at the interconnect's rate and the kernels read device
-// memory. The kernels run chunk by chunk as on data of that many rows
-// (CudaEngine::assignByChunks shifts their row arrays); the sums they leave are integers, so
-// labels and centroids are the in-memory run's.
+// Streamed data copied to the GPU a chunk of rows at a time (CudaTuning::stream_chunk_bytes). The
+// rows stay in page-locked host memory (ResidentBuffer). The first chunks, as many as the data's
+// share of GPU memory holds, are copied to the device once and kept there; an iteration copies each
+// further chunk j into one of two device buffers on its own stream while the compute stream runs
+// the kernels of the chunk before on the other, so the copy engine streams the rest back to back at
+// the interconnect's rate and the kernels read device memory. The kernels run chunk by chunk as on
+// data of that many rows (BoundsFamily::assignByChunks shifts their row arrays); the sums they
+// leave are integers, so labels and centroids are the in-memory run's.
 //
 // Ordering, per copied chunk j of buffer b (the copied chunks alternate between the two; also
 // inside a graph capture, where the events only order the captured nodes):

@@ -47,7 +47,8 @@ __global__ void indexKernel(const std::uint32_t* __restrict__ pixels, std::size_
   const std::size_t stride = static_cast<std::size_t>(gridDim.x) * kThreads;
   const std::size_t rounds = (n + stride - 1) / stride;  // whole warps stay together
   for (std::size_t r = 0; r < rounds; ++r) {
-    const std::size_t i = r * stride + blockIdx.x * static_cast<std::size_t>(kThreads) + threadIdx.x;
+    const std::size_t i =
+        r * stride + blockIdx.x * static_cast<std::size_t>(kThreads) + threadIdx.x;
     const bool valid = i < n;
     std::uint32_t row = 0xffffffffu;
     if (valid) {
@@ -112,8 +113,8 @@ DistinctColours distinctColoursOnDevice(const std::uint32_t* pixels, std::size_t
   unsigned last_rank = 0, last_count = 0;
   KMS_CUDA_CHECK(cudaMemcpyAsync(&last_rank, ranks.get() + kCubeWords - 1, sizeof(unsigned),
                                  cudaMemcpyDeviceToHost, s));
-  KMS_CUDA_CHECK(cudaMemcpyAsync(&last_count, word_counts.get() + kCubeWords - 1,
-                                 sizeof(unsigned), cudaMemcpyDeviceToHost, s));
+  KMS_CUDA_CHECK(cudaMemcpyAsync(&last_count, word_counts.get() + kCubeWords - 1, sizeof(unsigned),
+                                 cudaMemcpyDeviceToHost, s));
   stream.synchronize();
   const std::size_t rows = std::size_t(last_rank) + last_count;
   DistinctColours out;

@@ -40,26 +40,21 @@ std::string mib(std::size_t bytes) {
 
 }  // namespace
 
-CudaEngine::CudaEngine(int device, const EngineOptions& options)
+CudaEngine::CudaEngine(int device, const TestingOptions& options)
     : device_(selectDevice(device)),
-      settings_{options.max_device_bytes,
-                options.cuda_fault_at_iteration,
-                options.cuda_point_tiles,
-                options.cuda_repeated_rows,
-                options.cuda_distance_bounds,
-                options.cuda_sorted_runs,
-                options.cuda_steps_past_convergence,
-                options.cuda_stream_chunk_bytes} {
-  const bool tensor_cores = options.cuda_tensor_cores;
+      max_device_bytes_(options.max_device_bytes),
+      tuning_(options.cuda),
+      hooks_(options.hooks) {
+  const bool tensor_cores = tuning_.tensor_cores;
   KMS_CUDA_CHECK(cudaGetDeviceProperties(&props_, device_));
   limits_.multiprocessors = props_.multiProcessorCount;
   limits_.max_shared_per_block = props_.sharedMemPerBlockOptin;
   limits_.shared_per_multiprocessor = props_.sharedMemPerMultiprocessor;
   limits_.tensor_cores = tensor_cores && props_.major >= 8;  // TF32 mma needs sm_80
-  report_.resize(1, /*mapped=*/true);
-  report_device_ = report_.device();
-  scalars_.resize(1);
-  counters_.resize(1);
+  run_.report.resize(1, /*mapped=*/true);
+  run_.report_device = run_.report.device();
+  run_.scalars.resize(1);
+  run_.counters.resize(1);
 }
 
 CudaEngine::~CudaEngine() {
@@ -114,7 +109,7 @@ bool CudaEngine::fitsOnDevice(std::size_t data_bytes, std::size_t n) const {
   // Labels (up to three arrays of up to 2 bytes) and bounds stay on the device in any case.
   const std::size_t run_bytes = n * (3 * sizeof(std::uint16_t) + sizeof(float));
   std::size_t budget = free_bytes > run_bytes ? free_bytes - run_bytes : 0;
-  if (settings_.max_device_bytes > 0) budget = std::min(budget, settings_.max_device_bytes);
+  if (max_device_bytes_ > 0) budget = std::min(budget, max_device_bytes_);
   if (data_bytes <= budget) return true;
   // Streamed from host memory: pinned pages must leave the system room to work.
   const std::size_t host_free = availableHostBytes();
@@ -129,16 +124,16 @@ bool CudaEngine::fitsOnDevice(std::size_t data_bytes, std::size_t n) const {
 
 void CudaEngine::indexPointTiles(std::size_t data_bytes) {
   const bool counted = data_.counts.size() > 0;
-  if (settings_.point_tiles == PointTiles::Never || data_.n == 0) return;
-  if (settings_.point_tiles == PointTiles::Auto && (counted || data_.n < kTileMinRows)) return;
+  if (tuning_.point_tiles == PointTiles::Never || data_.n == 0) return;
+  if (tuning_.point_tiles == PointTiles::Auto && (counted || data_.n < kTileMinRows)) return;
   std::size_t free_bytes = 0, total_bytes = 0;
   KMS_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
   // The tiles are an index, not the data: they take only memory that leaves the run its labels
   // and bounds, and within max_device_bytes they count with the data.
   const std::size_t run_bytes = data_.n * (3 * sizeof(std::uint16_t) + sizeof(float));
   if (TileIndex::buildBytesFor(data_.n, data_.d, counted) + run_bytes > free_bytes) return;
-  if (settings_.max_device_bytes > 0 &&
-      data_bytes + TileIndex::bytesFor(data_.n, data_.d, counted) > settings_.max_device_bytes)
+  if (max_device_bytes_ > 0 &&
+      data_bytes + TileIndex::bytesFor(data_.n, data_.d, counted) > max_device_bytes_)
     return;
   double lo[4], hi[4];
   for (int c = 0; c < data_.d; ++c) {  // the box in centred coordinates
@@ -159,21 +154,20 @@ void CudaEngine::indexRepeatGroups(std::size_t data_bytes) {
   data_.groups.release();
   // Counted data are distinct values already (their counts would be lost in the groups').
   if (data_.tiles.empty() || data_.shard || data_.counts.size() > 0 ||
-      settings_.repeated_rows == RepeatedRows::Never)
+      tuning_.repeated_rows == RepeatedRows::Never)
     return;
   // Auto: with Auto's tiles, when the rows repeat eight times or more on average (PointTiles::
   // Always asks for the tiles themselves: tests, comparisons).
   std::size_t max_groups = data_.n;
-  if (settings_.repeated_rows == RepeatedRows::Auto) {
-    if (settings_.point_tiles != PointTiles::Auto) return;
+  if (tuning_.repeated_rows == RepeatedRows::Auto) {
+    if (tuning_.point_tiles != PointTiles::Auto) return;
     max_groups = data_.n / 8;
   }
   std::size_t free_bytes = 0, total_bytes = 0;
   KMS_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
   const std::size_t build_bytes = RepeatGroups::buildBytesFor(data_.n, data_.d);
   if (build_bytes > free_bytes) return;
-  if (settings_.max_device_bytes > 0 &&
-      data_bytes + data_.tiles.bytes() + build_bytes > settings_.max_device_bytes)
+  if (max_device_bytes_ > 0 && data_bytes + data_.tiles.bytes() + build_bytes > max_device_bytes_)
     return;
   try {
     data_.groups.build(data_.tiles.points(), data_.n, data_.d, max_groups, compute_.get());
@@ -194,11 +188,8 @@ void CudaEngine::copyIn(ResidentBuffer<T>& buffer, const T* source, std::size_t 
 }
 
 std::size_t CudaEngine::deviceBytes() const {
-  return data_.deviceBytes() + (family_ ? family_->deviceBytes() : 0) + centroids_[0].bytes() +
-         centroids_[1].bytes() + labels_.bytes() + totals_.bytes() + global_totals_.bytes() +
-         block_inertia_.bytes() + chunk_sums_.bytes() + block_changed_.bytes() +
-         block_work_.bytes() + scalars_.bytes() + reseed_.bytes() +
-         capture_.staged_centroids.bytes();
+  return data_.deviceBytes() + (family_ ? family_->deviceBytes() : 0) + run_.bytes() +
+         reseed_.bytes() + capture_.staged_centroids.bytes();
 }
 
 void CudaEngine::setData(const DataView& data) {
@@ -271,11 +262,11 @@ void CudaEngine::releaseData() {
   initialized_ = false;
   family_.reset();
   data_.release();
-  for (auto* b : {&centroids_[0], &centroids_[1], &capture_.staged_centroids})
+  for (auto* b : {&run_.centroids[0], &run_.centroids[1], &capture_.staged_centroids})
     b->release();
-  labels_.release();
-  totals_.release();
-  global_totals_.release();
+  run_.labels.release();
+  run_.totals.release();
+  run_.global_totals.release();
 }
 
 namespace {
@@ -317,26 +308,26 @@ void CudaEngine::prepareRun(const KMeansConfig& config) {
   k_ = config.k;
   // The family's buffers of an earlier run go first: the new run's are planned in their room.
   family_.reset();
-  family_ = planFamily(
-      FamilyPlanInput{data_, k_, labelBytes(), limits_, FamilyTuning{settings_.distance_bounds},
-                      inertiaExponent(data_.summary, data_.d, config), dependentLaunches()});
+  family_ = planFamily(FamilyPlanInput{data_, k_, labelBytes(), limits_, tuning_,
+                                       inertiaExponent(data_.summary, data_.d, config),
+                                       dependentLaunches()});
 
   const std::size_t n = data_.n;
   const std::size_t kd = static_cast<std::size_t>(k_) * data_.d;
   const std::size_t columns = static_cast<std::size_t>(k_) * (data_.d + 1);
-  labels_.release();
+  run_.labels.release();
   const std::size_t run_bytes = family_->labelArrays() * n * labelBytes() +
                                 family_->runBytes(data_, k_) + 4 * kd * sizeof(float);
   const std::size_t reusable =
-      centroids_[0].bytes() + centroids_[1].bytes() + capture_.staged_centroids.bytes();
+      run_.centroids[0].bytes() + run_.centroids[1].bytes() + capture_.staged_centroids.bytes();
   yieldChunksFor(run_bytes, reusable);
   checkFits(run_bytes, "This run", reusable);
-  labels_.resize(family_->labelArrays() * n * labelBytes());
+  run_.labels.resize(family_->labelArrays() * n * labelBytes());
   family_->allocate(data_, k_);
-  for (auto& c : centroids_)
+  for (auto& c : run_.centroids)
     c.resize(kd);
   capture_.staged_centroids.resize(kd);
-  totals_.resize(columns);
+  run_.totals.resize(columns);
   // Streamed data on a family that reads each row once an iteration (the bounds families):
   // copied in chunks through two device buffers (taken last, from the memory the run leaves
   // free). The first chunks stay on the device, as many as the data's share of it allows.
@@ -345,25 +336,26 @@ void CudaEngine::prepareRun(const KMeansConfig& config) {
     // (less what it holds already).
     const std::size_t slots = family_->resultSlotsPerChunk() * ChunkedCopies::kMaxChunks *
                               (sizeof(double) + 3 * sizeof(unsigned long long));
-    const std::size_t held = block_inertia_.bytes() + block_changed_.bytes() + block_work_.bytes();
+    const std::size_t held =
+        run_.block_inertia.bytes() + run_.block_changed.bytes() + run_.block_work.bytes();
     data_.chunked.reserve(data_.points.host(), data_.counts.host(), n, data_.d,
-                          settings_.stream_chunk_bytes,
-                          settings_.max_device_bytes > 0 ? settings_.max_device_bytes : SIZE_MAX,
+                          tuning_.stream_chunk_bytes,
+                          max_device_bytes_ > 0 ? max_device_bytes_ : SIZE_MAX,
                           slots > held ? slots - held : 0, compute_.get());
   } else {
     data_.chunked.release();
   }
-  block_inertia_.resize(resultSlots());
-  block_changed_.resize(resultSlots());
-  block_work_.resize(static_cast<std::size_t>(family_->workWordsPerSlot()) * resultSlots());
+  run_.block_inertia.resize(resultSlots());
+  run_.block_changed.resize(resultSlots());
+  run_.block_work.resize(static_cast<std::size_t>(family_->workWordsPerSlot()) * resultSlots());
   reseed_.empty_flags.resize(k_);
   reseed_.empty_list.resize(k_);
   reseed_.picked_keys.resize(k_);
   reseed_.picked_points.resize(kd);
-  global_totals_.resize(data_.shard ? columns : 0);
+  run_.global_totals.resize(data_.shard ? columns : 0);
   reseed_.farthest_blocks = farthestBlocks(n, limits_.multiprocessors);
   reseed_.farthest_keys.resize(reseed_.farthest_blocks);
-  chunk_sums_.resize(plusPlusChunks(n));
+  run_.chunk_sums.resize(plusPlusChunks(n));
   capture_.host_labels.resize(n * labelBytes());
   capture_.host_centroids.resize(kd);
 }
@@ -373,7 +365,7 @@ void CudaEngine::startRun() {
   // engine's GPU, not on whichever GPU was current last.
   activate();
   const cudaStream_t s = compute_.get();
-  KMS_CUDA_CHECK(cudaMemsetAsync(counters_.get(), 0, counters_.bytes(), s));
+  KMS_CUDA_CHECK(cudaMemsetAsync(run_.counters.get(), 0, run_.counters.bytes(), s));
   family_->startRun(data_, runBuffers(0, -1, 0), s);
   compute_.synchronize();
 

@@ -28,6 +28,7 @@
 #include "cuda/kernels/iteration_kernels.cuh"
 #include "kmeans/backend.h"
 #include "kmeans/engine.h"
+#include "kmeans/testing.h"
 
 namespace kms::cuda {
 
@@ -35,10 +36,9 @@ class ShardedEngine;
 
 class CudaEngine final : public Engine {
  public:
-  /// `options`: max_device_bytes, cuda_tensor_cores, cuda_point_tiles, cuda_distance_bounds and
-  /// cuda_sorted_runs
-  /// (the device comes from the caller: one GPU of a sharded run, or cuda_device).
-  CudaEngine(int device, const EngineOptions& options = {});
+  /// `options`: max_device_bytes, the CUDA tuning and the test hooks (the device comes from the
+  /// caller: one GPU of a sharded run, or cuda_device).
+  CudaEngine(int device, const TestingOptions& options = {});
   ~CudaEngine() override;
 
   BackendInfo info() const override;
@@ -62,8 +62,6 @@ class CudaEngine final : public Engine {
   std::size_t deviceBytes() const;
   /// The kernel family of the current run (kmeans-bench's report); null before initialize().
   const KernelFamily* family() const { return family_.get(); }
-  /// Tests: see EngineOptions::cuda_fault_at_iteration.
-  void injectFaultAt(int iteration) { settings_.fault_at_iteration = iteration; }
 
  private:
   // A sharded (multi-GPU) run drives one CudaEngine per GPU through the pieces below: it loads
@@ -159,7 +157,7 @@ class CudaEngine final : public Engine {
   /// nothing (docs/benchmarks.md, "Point tiles").
   static constexpr std::size_t kTileMinRows = std::size_t(1) << 22;
   unsigned char* labelHalf(int half) const {
-    return labels_.get() + static_cast<std::size_t>(half) * data_.n * labelBytes();
+    return run_.labels.get() + static_cast<std::size_t>(half) * data_.n * labelBytes();
   }
   void requireInitialized() const;
   void checkFits(std::size_t bytes, const char* what, std::size_t reusable) const;
@@ -190,17 +188,9 @@ class CudaEngine final : public Engine {
   void activate() const;
 
   int device_ = 0;
-  /// EngineOptions' CUDA settings: the memory cap, the path switches, test hooks.
-  struct Settings {
-    std::size_t max_device_bytes = 0;  ///< max_device_bytes (0: free memory)
-    int fault_at_iteration = 0;        ///< tests: the step that first runs a trapping kernel
-    PointTiles point_tiles = PointTiles::Auto;
-    RepeatedRows repeated_rows = RepeatedRows::Auto;
-    bool distance_bounds = true;
-    bool sorted_runs = true;
-    bool steps_past_convergence = false;
-    std::size_t stream_chunk_bytes = 0;
-  } settings_;
+  std::size_t max_device_bytes_ = 0;  ///< EngineOptions::max_device_bytes (0: free memory)
+  CudaTuning tuning_;
+  TestHooks hooks_;
   cudaDeviceProp props_{};
   DeviceLimits limits_;
   ThreadPool widen_pool_{4};
@@ -216,24 +206,35 @@ class CudaEngine final : public Engine {
   int k_ = 0;
   bool initialized_ = false;
   std::unique_ptr<KernelFamily> family_;
-  DeviceBuffer<float> centroids_[2];
+  /// The buffers every family shares (device memory unless noted).
+  struct RunMemory {
+    DeviceBuffer<float> centroids[2];  ///< [cur] assigns, [1 − cur] receives the update
+    DeviceBuffer<unsigned char>
+        labels;  ///< label arrays of n labels (uint8 for k ≤ 256, else uint16)
+    /// totals: this GPU's exact sums (kept across iterations by the bounds families). A shard's
+    /// all-reduce writes every GPU's into global_totals, and the update reads them there.
+    DeviceBuffer<long long> totals, global_totals;
+    /// The assignment blocks' result slots, and k-means++'s sums per sampling chunk.
+    DeviceBuffer<double> block_inertia, chunk_sums;
+    DeviceBuffer<unsigned long long> block_changed, block_work;
+    DeviceBuffer<IterationScalars> scalars;
+    DeviceBuffer<RunCounters> counters;
+    PinnedBuffer<IterationReport> report;  ///< mapped: the update writes it, step() reads it
+    IterationReport* report_device = nullptr;
+    /// steps(): a report per iteration of the launch and how many ran (mapped).
+    PinnedBuffer<IterationReport> loop_reports;
+    PinnedBuffer<int> loop_done;
+    std::size_t bytes() const {
+      return centroids[0].bytes() + centroids[1].bytes() + labels.bytes() + totals.bytes() +
+             global_totals.bytes() + block_inertia.bytes() + chunk_sums.bytes() +
+             block_changed.bytes() + block_work.bytes() + scalars.bytes();
+    }
+  } run_;
   int cur_ = 0;
   DeviceBuffer<unsigned char> labels_;  // label arrays of n labels (uint8 for k ≤ 256, else uint16)
   int latest_ = 0;                      // half holding the newest labels
   int frozen_ = -1;                     // half being copied to the host, or −1
   bool first_iteration_ = true;
-  /// totals_: this GPU's exact sums (kept across iterations by the bounds families). A shard's
-  /// all-reduce writes every GPU's into global_totals_, and the update reads them there.
-  DeviceBuffer<long long> totals_, global_totals_;
-  DeviceBuffer<double> block_inertia_, chunk_sums_;
-  DeviceBuffer<unsigned long long> block_changed_, block_work_;
-  DeviceBuffer<IterationScalars> scalars_;
-  DeviceBuffer<RunCounters> counters_;
-  PinnedBuffer<IterationReport> report_;
-  IterationReport* report_device_ = nullptr;
-  /// steps(): a report per iteration of the launch and how many ran (mapped).
-  PinnedBuffer<IterationReport> loop_reports_;
-  PinnedBuffer<int> loop_done_;
   /// Iteration graphs by buffer arrangement (cur, in_half, out_half); cleared when buffers change.
   std::map<int, GraphExec> graphs_;
   /// Empty clusters and their re-seeding (each round's pick, k × d, and the farthest rows).

@@ -34,7 +34,7 @@ void CudaEngine::keepHistory() {
   if (!config_.keep_history) return;
   const std::size_t kd = static_cast<std::size_t>(k_) * data_.d;
   std::vector<float> centred(kd);
-  KMS_CUDA_CHECK(cudaMemcpyAsync(centred.data(), centroids_[cur_].get(), kd * sizeof(float),
+  KMS_CUDA_CHECK(cudaMemcpyAsync(centred.data(), run_.centroids[cur_].get(), kd * sizeof(float),
                                  cudaMemcpyDeviceToHost, compute_.get()));
   compute_.synchronize();
   recordHistory(toDataUnits(centred.data(), kd, data_.summary.mid), centred, k_, data_.d, last_);

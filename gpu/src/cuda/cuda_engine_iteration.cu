@@ -11,19 +11,19 @@ RunBuffers CudaEngine::runBuffers(int cur, int in_half, int out_half) const {
   r.cur = cur;
   r.in_half = in_half;
   r.out_half = out_half;
-  r.centroids[0] = centroids_[0].get();
-  r.centroids[1] = centroids_[1].get();
-  r.labels = labels_.get();
+  r.centroids[0] = run_.centroids[0].get();
+  r.centroids[1] = run_.centroids[1].get();
+  r.labels = run_.labels.get();
   r.label_bytes = labelBytes();
-  r.totals = totals_.get();
-  r.global_totals = global_totals_.get();
-  r.block_inertia = block_inertia_.get();
-  r.block_changed = block_changed_.get();
-  r.block_work = block_work_.get();
+  r.totals = run_.totals.get();
+  r.global_totals = run_.global_totals.get();
+  r.block_inertia = run_.block_inertia.get();
+  r.block_changed = run_.block_changed.get();
+  r.block_work = run_.block_work.get();
   r.result_slots = resultSlots();
   r.empty_flags = reseed_.empty_flags.get();
-  r.scalars = scalars_.get();
-  r.report = report_device_;
+  r.scalars = run_.scalars.get();
+  r.report = run_.report_device;
   r.update = updateParams();
   return r;
 }
@@ -44,8 +44,8 @@ void CudaEngine::launchIteration(int cur, int in_half, int out_half, Part part) 
 
 void CudaEngine::launchLoop(int count, bool stop_on_empty, bool stop_on_converged) {
   const int in_half = first_iteration_ ? -1 : latest_;
-  const DeviceLoop loop{count, stop_on_empty, stop_on_converged, loop_reports_.device(),
-                        loop_done_.device()};
+  const DeviceLoop loop{count, stop_on_empty, stop_on_converged, run_.loop_reports.device(),
+                        run_.loop_done.device()};
   const auto enqueue = [&] {
     family_->enqueueLoop(data_, runBuffers(cur_, in_half, latest_), loop, launchOn());
   };
@@ -72,7 +72,7 @@ UpdateParams CudaEngine::updateParams() const {
   up.weight_exp = data_.summary.fixed.weight_exp;
   up.scale = data_.summary.scale;
   up.tolerance = config_.tolerance;
-  up.counters = counters_.get();
+  up.counters = run_.counters.get();
   up.tracks_drift = keepsBounds();
   up.reports_searched = family_->reportsSearched();
   return up;

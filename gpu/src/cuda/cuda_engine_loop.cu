@@ -14,8 +14,7 @@ namespace kms::cuda {
 bool CudaEngine::loopsOnDevice() const {
   // Not where the host acts between iterations: a capture, the history's centroids, a test's
   // trap; nor for a shard (the all-reduce) or data copied in chunks (their copies).
-  if (snapshot_requested_ || config_.keep_history || settings_.fault_at_iteration != 0)
-    return false;
+  if (snapshot_requested_ || config_.keep_history || hooks_.fault_at_iteration != 0) return false;
   return family_ && family_->loopSteps(data_) > 1;
 }
 
@@ -29,7 +28,7 @@ int CudaEngine::steps(int max_steps, std::vector<IterationStats>& out) {
   const int per_call = stepsPerCall();
   const int count = std::min({max_steps, config_.max_iterations - iteration_, per_call});
   const bool past =
-      settings_.steps_past_convergence;  // benchmarks: on past convergence, as step() goes
+      hooks_.steps_past_convergence;  // benchmarks: on past convergence, as step() goes
   const bool over = past ? iteration_ >= config_.max_iterations : finished();
   // A loop that is a graph runs exactly its iterations (fewer asked: step() by step()), and
   // writes the latest label half (not while a capture copies it).
@@ -45,28 +44,28 @@ int CudaEngine::steps(int max_steps, std::vector<IterationStats>& out) {
       out.push_back(step());
     return ran;
   }
-  if (loop_reports_.size() == 0) {  // any family's loop fits (graphs keep the pointers)
-    loop_reports_.resize(kMaxLoopSteps, /*mapped=*/true);
-    loop_done_.resize(1, /*mapped=*/true);
+  if (run_.loop_reports.size() == 0) {  // any family's loop fits (graphs keep the pointers)
+    run_.loop_reports.resize(kMaxLoopSteps, /*mapped=*/true);
+    run_.loop_done.resize(1, /*mapped=*/true);
   }
   const double copy_ms = pollCopy();
   const bool stop_on_empty = config_.empty_clusters == EmptyClusterPolicy::ReseedFarthest;
-  *loop_done_.get() = 0;
+  *run_.loop_done.get() = 0;
   launchLoop(count, stop_on_empty, !past);
   events_.after_update.synchronize();
   const double launch_ms = events_.after_update.msSince(events_.start);
-  const int done = *loop_done_.get();
+  const int done = *run_.loop_done.get();
   if (done < 1 || done > count)
     throw DeviceError("internal error: a launch of " + std::to_string(count) +
                       " iterations reported " + std::to_string(done));
   for (int i = 0; i < done; ++i) {
-    IterationReport report = checkedReport(loop_reports_.get()[i]);
+    IterationReport report = checkedReport(run_.loop_reports.get()[i]);
     const PendingStep p = beginStep(false, i == 0 ? copy_ms : 0.0);
     double ms = launch_ms / done;                   // each iteration's share of the launch
     if (report.empty_count > 0 && stop_on_empty) {  // the launch's last iteration
       // The re-seed re-reports in step()'s slot from the scalars; what only the iteration
       // writes there must be as step() leaves it.
-      *report_.get() = report;
+      *run_.report.get() = report;
       reseedHere(p, report.empty_count);
       report = readReport();
       ms += events_.after_update.msSince(events_.start) - launch_ms;  // the re-seed in full

@@ -31,7 +31,8 @@ void CudaEngine::initialize(const KMeansConfig& config) {
       DeviceBuffer<unsigned long long> device_indices(k_);
       KMS_CUDA_CHECK(cudaMemcpyAsync(device_indices.get(), indices.data(),
                                      k_ * sizeof(unsigned long long), cudaMemcpyHostToDevice, s));
-      launchGather(data_.points.get(), data_.d, device_indices.get(), k_, centroids_[0].get(), s);
+      launchGather(data_.points.get(), data_.d, device_indices.get(), k_, run_.centroids[0].get(),
+                   s);
       compute_.synchronize();
       break;
     }
@@ -45,7 +46,7 @@ void CudaEngine::initialize(const KMeansConfig& config) {
       std::vector<float> centred(kd);
       for (std::size_t i = 0; i < kd; ++i)
         centred[i] = exact::sub(config.initial_centroids[i], data_.summary.mid[i % data_.d]);
-      KMS_CUDA_CHECK(cudaMemcpyAsync(centroids_[0].get(), centred.data(), kd * sizeof(float),
+      KMS_CUDA_CHECK(cudaMemcpyAsync(run_.centroids[0].get(), centred.data(), kd * sizeof(float),
                                      cudaMemcpyHostToDevice, s));
       compute_.synchronize();
       break;
@@ -68,17 +69,17 @@ void CudaEngine::initPlusPlus(bool greedy) {
   const double scale = seeding::potentialScale(data_.summary);  // the CPU backend's
   for (int j = 0; j < k_; ++j) {
     if (!greedy || j == 0) {
-      launchPlusPlusStep<LabelT>(data_.points.get(), weights, counts, data_.n, data_.d,
-                                 centroids_[0].get(), j, seeding::plusPlusUniform(config_.seed, j),
-                                 nearest, chunk_sums_.get(), s);
+      launchPlusPlusStep<LabelT>(
+          data_.points.get(), weights, counts, data_.n, data_.d, run_.centroids[0].get(), j,
+          seeding::plusPlusUniform(config_.seed, j), nearest, run_.chunk_sums.get(), s);
       continue;
     }
     double u[kMaxGreedyCandidates];
     for (int l = 0; l < count; ++l)
       u[l] = seeding::greedyUniform(config_.seed, j, l);
     launchGreedyStep<LabelT>(data_.points.get(), weights, counts, data_.n, data_.d,
-                             centroids_[0].get(), j, u, count, scale, nearest, chunk_sums_.get(),
-                             candidates.get(), potentials.get(), s);
+                             run_.centroids[0].get(), j, u, count, scale, nearest,
+                             run_.chunk_sums.get(), candidates.get(), potentials.get(), s);
     long long host[kMaxGreedyCandidates];
     KMS_CUDA_CHECK(cudaMemcpyAsync(host, potentials.get(), sizeof(long long) * count,
                                    cudaMemcpyDeviceToHost, s));
@@ -86,7 +87,7 @@ void CudaEngine::initPlusPlus(bool greedy) {
     int best = 0;
     for (int l = 1; l < count; ++l)  // ties keep the earlier candidate
       if (host[l] < host[best]) best = l;
-    KMS_CUDA_CHECK(cudaMemcpyAsync(centroids_[0].get() + static_cast<std::size_t>(j) * data_.d,
+    KMS_CUDA_CHECK(cudaMemcpyAsync(run_.centroids[0].get() + static_cast<std::size_t>(j) * data_.d,
                                    candidates.get() + static_cast<std::size_t>(best) * data_.d,
                                    sizeof(float) * data_.d, cudaMemcpyDeviceToDevice, s));
   }

@@ -11,7 +11,7 @@ void CudaEngine::issueCapture(int iteration, const IterationStats& stats) {
   const std::size_t kd = static_cast<std::size_t>(k_) * data_.d;
   // Stage the centroids on the compute stream (they are overwritten two iterations from now),
   // then let the copy stream move labels and centroids to pinned memory in the background.
-  KMS_CUDA_CHECK(cudaMemcpyAsync(capture_.staged_centroids.get(), centroids_[cur_].get(),
+  KMS_CUDA_CHECK(cudaMemcpyAsync(capture_.staged_centroids.get(), run_.centroids[cur_].get(),
                                  kd * sizeof(float), cudaMemcpyDeviceToDevice, compute_.get()));
   capture_.source_ready.record(compute_.get());
   KMS_CUDA_CHECK(cudaStreamWaitEvent(copy_.get(), capture_.source_ready.get(), 0));
@@ -57,7 +57,7 @@ void CudaEngine::snapshot(Snapshot& out) {
   if (iteration_ > 0)
     KMS_CUDA_CHECK(cudaMemcpy(capture_.host_labels.get(), labelHalf(latest_),
                               data_.n * labelBytes(), cudaMemcpyDeviceToHost));
-  KMS_CUDA_CHECK(cudaMemcpy(capture_.host_centroids.get(), centroids_[cur_].get(),
+  KMS_CUDA_CHECK(cudaMemcpy(capture_.host_centroids.get(), run_.centroids[cur_].get(),
                             kd * sizeof(float), cudaMemcpyDeviceToHost));
   capture_.iteration = iteration_;
   capture_.stats = last_;

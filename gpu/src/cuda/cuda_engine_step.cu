@@ -39,7 +39,7 @@ CudaEngine::PendingStep CudaEngine::beginStep(bool capture, double copy_ms) {
 IterationReport CudaEngine::readReport() {
   activate();
   events_.after_update.synchronize();  // the one wait per iteration: the report is in pinned memory
-  return checkedReport(*report_.get());
+  return checkedReport(*run_.report.get());
 }
 
 IterationReport CudaEngine::checkedReport(const IterationReport& report) const {
@@ -57,11 +57,12 @@ void CudaEngine::reseedHere(const PendingStep& p, int empty_count) {
   withLabelType([&](auto label_type) {
     using LabelT = decltype(label_type);
     const auto* labels_out = reinterpret_cast<const LabelT*>(labelHalf(p.out_half));
-    launchReseed<LabelT>(
-        data_.points.get(), data_.n, labels_out, centroids_[cur_].get(), centroids_[1 - cur_].get(),
-        reseed_.empty_flags.get(), reseed_.empty_list.get(), reseed_.picked_keys.get(),
-        reseed_.picked_points.get(), reseed_.farthest_keys.get(), reseed_.farthest_blocks,
-        scalars_.get(), report_device_, updateParams(), empty_count, s);
+    launchReseed<LabelT>(data_.points.get(), data_.n, labels_out, run_.centroids[cur_].get(),
+                         run_.centroids[1 - cur_].get(), reseed_.empty_flags.get(),
+                         reseed_.empty_list.get(), reseed_.picked_keys.get(),
+                         reseed_.picked_points.get(), reseed_.farthest_keys.get(),
+                         reseed_.farthest_blocks, run_.scalars.get(), run_.report_device,
+                         updateParams(), empty_count, s);
   });
   if (keepsBounds()) describeCentroids(p);  // the update described them before the re-seed
   events_.after_update.record(s);
@@ -72,7 +73,7 @@ IterationStats CudaEngine::step() {
   requireInitialized();
   const double copy_ms = pollCopy();
   const PendingStep p = beginStep(snapshot_requested_, copy_ms);
-  if (settings_.fault_at_iteration == iteration_ + 1)
+  if (hooks_.fault_at_iteration == iteration_ + 1)
     launchTrap(compute_.get());  // tests: a broken kernel
   launchPart(p, Part::kWhole);
   IterationReport report = readReport();

@@ -74,20 +74,18 @@ std::vector<int> devicesFor(const EngineOptions& options) {
 
 }  // namespace
 
-std::unique_ptr<Engine> createEngine(const EngineOptions& options) {
+std::unique_ptr<Engine> createEngine(const TestingOptions& options) {
   const std::vector<int> devices = devicesFor(options);
   if (devices.size() > 1) return std::make_unique<ShardedEngine>(devices, options);
-  EngineOptions one = options;
+  TestingOptions one = options;
   one.cuda_device = devices.front();
   return createSingleEngine(one);
 }
 
-std::unique_ptr<Engine> createSingleEngine(const EngineOptions& options) {
+std::unique_ptr<Engine> createSingleEngine(const TestingOptions& options) {
   const CudaStatus status = probe(options.cuda_device);
   if (!status.available) throw DeviceError("CUDA backend unavailable: " + status.reason);
-  auto engine = std::make_unique<CudaEngine>(options.cuda_device, options);
-  engine->injectFaultAt(options.cuda_fault_at_iteration);
-  return engine;
+  return std::make_unique<CudaEngine>(options.cuda_device, options);
 }
 
 }  // namespace kms::cuda

@@ -4,15 +4,9 @@
 #include <memory>
 
 #include "cuda/families/kernel_family.cuh"
+#include "kmeans/testing.h"
 
 namespace kms::cuda {
-
-/// The path switches of the CUDA engine that decide among families (CudaTuning's).
-struct FamilyTuning {
-  /// Rows of 17 ≤ d ≤ 64 keep distance bounds (wide rows); false: the assignment kernels rank
-  /// every row every iteration.
-  bool distance_bounds = true;
-};
 
 /// What the planner knows of a run.
 struct FamilyPlanInput {
@@ -20,8 +14,8 @@ struct FamilyPlanInput {
   int k = 0;
   std::size_t label_bytes = 1;  ///< 1 for k ≤ 256, else 2
   const DeviceLimits& limits;
-  FamilyTuning tuning;
-  int inertia_exp = 0;  ///< the point tiles' inertia grid for this run
+  const CudaTuning& tuning;  ///< the path switches (tests and kmeans-bench pin families)
+  int inertia_exp = 0;       ///< the point tiles' inertia grid for this run
   /// Kernels may launch as programmatic dependents of the kernel before (compute capability 9.0
   /// and newer).
   bool dependent_launches = false;

@@ -58,7 +58,7 @@ int compareRows(const float* a, const float* b, int d) {
 
 }  // namespace
 
-ShardedEngine::ShardedEngine(const std::vector<int>& devices, const EngineOptions& options)
+ShardedEngine::ShardedEngine(const std::vector<int>& devices, const TestingOptions& options)
     : devices_(devices) {
   // Every GPU runs the kernels one GPU would pick for its shard (point tiles cut from its own
   // rows with its tile inertia taken before the all-reduce; the wide update reads the summed
@@ -196,8 +196,8 @@ void ShardedEngine::broadcastCentroids(const float* centred, std::size_t first_r
   const std::size_t offset = first_row * d_, count = rows * d_;
   for (std::size_t s = 0; s < active_; ++s) {
     shard(s).activate();
-    KMS_CUDA_CHECK(cudaMemcpy(shard(s).centroids_[0].get() + offset, centred, count * sizeof(float),
-                              cudaMemcpyHostToDevice));
+    KMS_CUDA_CHECK(cudaMemcpy(shard(s).run_.centroids[0].get() + offset, centred,
+                              count * sizeof(float), cudaMemcpyHostToDevice));
   }
 }
 
@@ -246,8 +246,9 @@ std::vector<float> ShardedEngine::drawRow(const std::vector<double>& chunk_sums,
   float* out = g.capture_.staged_centroids.get();  // free until the first capture
   launchPlusPlusPickIn<LabelT>(
       g.data_.points.get(), g.data_.weights.size() ? g.data_.weights.get() : nullptr,
-      g.data_.counts.size() ? g.data_.counts.get() : nullptr, g.data_.n, d_, g.centroids_[0].get(),
-      j, ChunkDraw{static_cast<long long>(local / kSamplingChunk), pick.target},
+      g.data_.counts.size() ? g.data_.counts.get() : nullptr, g.data_.n, d_,
+      g.run_.centroids[0].get(), j,
+      ChunkDraw{static_cast<long long>(local / kSamplingChunk), pick.target},
       reinterpret_cast<const LabelT*>(g.labelHalf(0)), out, stream);
   std::vector<float> row(d_);
   KMS_CUDA_CHECK(
@@ -279,10 +280,10 @@ void ShardedEngine::seedPlusPlus(bool greedy) {
       launchPlusPlusMass<LabelT>(
           g.data_.points.get(), g.data_.weights.size() ? g.data_.weights.get() : nullptr,
           g.data_.counts.size() ? g.data_.counts.get() : nullptr, g.data_.n, d_,
-          g.centroids_[0].get(), j, reinterpret_cast<LabelT*>(g.labelHalf(0)), g.chunk_sums_.get(),
-          g.compute_.get());
+          g.run_.centroids[0].get(), j, reinterpret_cast<LabelT*>(g.labelHalf(0)),
+          g.run_.chunk_sums.get(), g.compute_.get());
       KMS_CUDA_CHECK(cudaMemcpyAsync(
-          chunk_sums.data() + first_row_[s] / kSamplingChunk, g.chunk_sums_.get(),
+          chunk_sums.data() + first_row_[s] / kSamplingChunk, g.run_.chunk_sums.get(),
           plusPlusChunks(g.data_.n) * sizeof(double), cudaMemcpyDeviceToHost, g.compute_.get()));
     }
     for (std::size_t s = 0; s < active_; ++s) {
@@ -312,7 +313,7 @@ void ShardedEngine::seedPlusPlus(bool greedy) {
       launchGreedyPotentials<LabelT>(
           g.data_.points.get(), g.data_.weights.size() ? g.data_.weights.get() : nullptr,
           g.data_.counts.size() ? g.data_.counts.get() : nullptr, g.data_.n, d_,
-          g.centroids_[0].get(), reinterpret_cast<const LabelT*>(g.labelHalf(0)),
+          g.run_.centroids[0].get(), reinterpret_cast<const LabelT*>(g.labelHalf(0)),
           candidates[s].get(), count, scale, potentials[s].get(), stream);
       KMS_CUDA_CHECK(cudaMemcpyAsync(part.data(), potentials[s].get(), count * sizeof(long long),
                                      cudaMemcpyDeviceToHost, stream));
@@ -335,17 +336,18 @@ void ShardedEngine::seedPlusPlus(bool greedy) {
 void ShardedEngine::sumAcrossGpus() {
   if (active_ == 1) {  // one GPU holds all rows: its totals are everyone's
     CudaEngine& g = shard(0);
-    KMS_CUDA_CHECK(cudaMemcpyAsync(g.global_totals_.get(), g.totals_.get(), g.totals_.bytes(),
-                                   cudaMemcpyDeviceToDevice, g.compute_.get()));
+    KMS_CUDA_CHECK(cudaMemcpyAsync(g.run_.global_totals.get(), g.run_.totals.get(),
+                                   g.run_.totals.bytes(), cudaMemcpyDeviceToDevice,
+                                   g.compute_.get()));
     return;
   }
   std::vector<AllReduceBuffers> parts(active_);
   for (std::size_t s = 0; s < active_; ++s) {
     CudaEngine& g = shard(s);
-    auto* scalars = reinterpret_cast<unsigned char*>(g.scalars_.get());
-    parts[s].totals = g.totals_.get();
-    parts[s].global_totals = g.global_totals_.get();
-    parts[s].columns = g.totals_.size();
+    auto* scalars = reinterpret_cast<unsigned char*>(g.run_.scalars.get());
+    parts[s].totals = g.run_.totals.get();
+    parts[s].global_totals = g.run_.global_totals.get();
+    parts[s].columns = g.run_.totals.size();
     parts[s].inertia = reinterpret_cast<double*>(scalars + offsetof(IterationScalars, inertia));
     parts[s].changed =
         reinterpret_cast<unsigned long long*>(scalars + offsetof(IterationScalars, changed));
@@ -432,7 +434,7 @@ void ShardedEngine::reseedAcross(const std::vector<CudaEngine::PendingStep>& ste
                               d_,
                               g.labelHalf(steps[s].out_half),
                               g.labelBytes() == 2,
-                              g.centroids_[g.cur_].get(),
+                              g.run_.centroids[g.cur_].get(),
                               g.reseed_.picked_keys.get(),
                               g.reseed_.picked_points.get(),
                               g.reseed_.farthest_keys.get(),
@@ -494,15 +496,15 @@ void ShardedEngine::reseedAcross(const std::vector<CudaEngine::PendingStep>& ste
                                 cudaMemcpyHostToDevice));
       KMS_CUDA_CHECK(cudaMemcpy(rounds[s].picked_points + static_cast<std::size_t>(e) * d_,
                                 point.data(), d_ * sizeof(float), cudaMemcpyHostToDevice));
-      KMS_CUDA_CHECK(cudaMemcpy(g.centroids_[1 - g.cur_].get() + row, centroid.data(),
+      KMS_CUDA_CHECK(cudaMemcpy(g.run_.centroids[1 - g.cur_].get() + row, centroid.data(),
                                 d_ * sizeof(float), cudaMemcpyHostToDevice));
     }
   }
   for (std::size_t s = 0; s < active_; ++s) {
     CudaEngine& g = shard(s);
     g.activate();
-    launchReshift(g.centroids_[g.cur_].get(), g.centroids_[1 - g.cur_].get(), g.scalars_.get(),
-                  g.report_device_, g.updateParams(), g.compute_.get());
+    launchReshift(g.run_.centroids[g.cur_].get(), g.run_.centroids[1 - g.cur_].get(),
+                  g.run_.scalars.get(), g.run_.report_device, g.updateParams(), g.compute_.get());
     if (g.keepsBounds()) g.describeCentroids(steps[s]);  // the update described the old ones
     g.events_.after_update.record(g.compute_.get());
   }
@@ -569,7 +571,7 @@ void ShardedEngine::keepHistory() {
   g.activate();
   const std::size_t kd = static_cast<std::size_t>(k_) * d_;
   std::vector<float> centred(kd);
-  KMS_CUDA_CHECK(cudaMemcpyAsync(centred.data(), g.centroids_[g.cur_].get(), kd * sizeof(float),
+  KMS_CUDA_CHECK(cudaMemcpyAsync(centred.data(), g.run_.centroids[g.cur_].get(), kd * sizeof(float),
                                  cudaMemcpyDeviceToHost, g.compute_.get()));
   g.compute_.synchronize();
   recordHistory(toDataUnits(centred.data(), kd, summary_.mid), centred, k_, d_, last_);

@@ -20,7 +20,7 @@ class ShardedEngine final : public Engine {
  public:
   /// `devices`: distinct CUDA ordinals (≥ 2), checked by the factory. Creates the per-GPU
   /// engines and the NCCL communicators; throws DeviceError when NCCL is missing.
-  ShardedEngine(const std::vector<int>& devices, const EngineOptions& options);
+  ShardedEngine(const std::vector<int>& devices, const TestingOptions& options);
   ~ShardedEngine() override;
 
   BackendInfo info() const override;
