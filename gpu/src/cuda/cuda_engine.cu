@@ -41,11 +41,8 @@ std::string mib(std::size_t bytes) {
 }  // namespace
 
 CudaEngine::CudaEngine(int device, const TestingOptions& options)
-    : device_(selectDevice(device)),
-      max_device_bytes_(options.max_device_bytes),
-      tuning_(options.cuda),
-      hooks_(options.hooks) {
-  const bool tensor_cores = tuning_.tensor_cores;
+    : device_(selectDevice(device)), options_(options) {
+  const bool tensor_cores = options_.cuda.tensor_cores;
   KMS_CUDA_CHECK(cudaGetDeviceProperties(&props_, device_));
   limits_.multiprocessors = props_.multiProcessorCount;
   limits_.max_shared_per_block = props_.sharedMemPerBlockOptin;
@@ -109,7 +106,7 @@ bool CudaEngine::fitsOnDevice(std::size_t data_bytes, std::size_t n) const {
   // Labels (up to three arrays of up to 2 bytes) and bounds stay on the device in any case.
   const std::size_t run_bytes = n * (3 * sizeof(std::uint16_t) + sizeof(float));
   std::size_t budget = free_bytes > run_bytes ? free_bytes - run_bytes : 0;
-  if (max_device_bytes_ > 0) budget = std::min(budget, max_device_bytes_);
+  if (options_.max_device_bytes > 0) budget = std::min(budget, options_.max_device_bytes);
   if (data_bytes <= budget) return true;
   // Streamed from host memory: pinned pages must leave the system room to work.
   const std::size_t host_free = availableHostBytes();
@@ -124,16 +121,16 @@ bool CudaEngine::fitsOnDevice(std::size_t data_bytes, std::size_t n) const {
 
 void CudaEngine::indexPointTiles(std::size_t data_bytes) {
   const bool counted = data_.counts.size() > 0;
-  if (tuning_.point_tiles == PointTiles::Never || data_.n == 0) return;
-  if (tuning_.point_tiles == PointTiles::Auto && (counted || data_.n < kTileMinRows)) return;
+  if (options_.cuda.point_tiles == PointTiles::Never || data_.n == 0) return;
+  if (options_.cuda.point_tiles == PointTiles::Auto && (counted || data_.n < kTileMinRows)) return;
   std::size_t free_bytes = 0, total_bytes = 0;
   KMS_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
   // The tiles are an index, not the data: they take only memory that leaves the run its labels
   // and bounds, and within max_device_bytes they count with the data.
   const std::size_t run_bytes = data_.n * (3 * sizeof(std::uint16_t) + sizeof(float));
   if (TileIndex::buildBytesFor(data_.n, data_.d, counted) + run_bytes > free_bytes) return;
-  if (max_device_bytes_ > 0 &&
-      data_bytes + TileIndex::bytesFor(data_.n, data_.d, counted) > max_device_bytes_)
+  if (options_.max_device_bytes > 0 &&
+      data_bytes + TileIndex::bytesFor(data_.n, data_.d, counted) > options_.max_device_bytes)
     return;
   double lo[4], hi[4];
   for (int c = 0; c < data_.d; ++c) {  // the box in centred coordinates
@@ -154,20 +151,21 @@ void CudaEngine::indexRepeatGroups(std::size_t data_bytes) {
   data_.groups.release();
   // Counted data are distinct values already (their counts would be lost in the groups').
   if (data_.tiles.empty() || data_.shard || data_.counts.size() > 0 ||
-      tuning_.repeated_rows == RepeatedRows::Never)
+      options_.cuda.repeated_rows == RepeatedRows::Never)
     return;
   // Auto: with Auto's tiles, when the rows repeat eight times or more on average (PointTiles::
   // Always asks for the tiles themselves: tests, comparisons).
   std::size_t max_groups = data_.n;
-  if (tuning_.repeated_rows == RepeatedRows::Auto) {
-    if (tuning_.point_tiles != PointTiles::Auto) return;
+  if (options_.cuda.repeated_rows == RepeatedRows::Auto) {
+    if (options_.cuda.point_tiles != PointTiles::Auto) return;
     max_groups = data_.n / 8;
   }
   std::size_t free_bytes = 0, total_bytes = 0;
   KMS_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
   const std::size_t build_bytes = RepeatGroups::buildBytesFor(data_.n, data_.d);
   if (build_bytes > free_bytes) return;
-  if (max_device_bytes_ > 0 && data_bytes + data_.tiles.bytes() + build_bytes > max_device_bytes_)
+  if (options_.max_device_bytes > 0 &&
+      data_bytes + data_.tiles.bytes() + build_bytes > options_.max_device_bytes)
     return;
   try {
     data_.groups.build(data_.tiles.points(), data_.n, data_.d, max_groups, compute_.get());
@@ -308,7 +306,7 @@ void CudaEngine::prepareRun(const KMeansConfig& config) {
   k_ = config.k;
   // The family's buffers of an earlier run go first: the new run's are planned in their room.
   family_.reset();
-  family_ = planFamily(FamilyPlanInput{data_, k_, labelBytes(), limits_, tuning_,
+  family_ = planFamily(FamilyPlanInput{data_, k_, labelBytes(), limits_, options_.cuda,
                                        inertiaExponent(data_.summary, data_.d, config),
                                        dependentLaunches()});
 
@@ -339,8 +337,8 @@ void CudaEngine::prepareRun(const KMeansConfig& config) {
     const std::size_t held =
         run_.block_inertia.bytes() + run_.block_changed.bytes() + run_.block_work.bytes();
     data_.chunked.reserve(data_.points.host(), data_.counts.host(), n, data_.d,
-                          tuning_.stream_chunk_bytes,
-                          max_device_bytes_ > 0 ? max_device_bytes_ : SIZE_MAX,
+                          options_.cuda.stream_chunk_bytes,
+                          options_.max_device_bytes > 0 ? options_.max_device_bytes : SIZE_MAX,
                           slots > held ? slots - held : 0, compute_.get());
   } else {
     data_.chunked.release();

@@ -188,9 +188,8 @@ class CudaEngine final : public Engine {
   void activate() const;
 
   int device_ = 0;
-  std::size_t max_device_bytes_ = 0;  ///< EngineOptions::max_device_bytes (0: free memory)
-  CudaTuning tuning_;
-  TestHooks hooks_;
+  /// max_device_bytes (0: free memory), the path switches (cuda) and the test hooks.
+  TestingOptions options_;
   cudaDeviceProp props_{};
   DeviceLimits limits_;
   ThreadPool widen_pool_{4};

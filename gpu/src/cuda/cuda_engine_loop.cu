@@ -14,7 +14,8 @@ namespace kms::cuda {
 bool CudaEngine::loopsOnDevice() const {
   // Not where the host acts between iterations: a capture, the history's centroids, a test's
   // trap; nor for a shard (the all-reduce) or data copied in chunks (their copies).
-  if (snapshot_requested_ || config_.keep_history || hooks_.fault_at_iteration != 0) return false;
+  if (snapshot_requested_ || config_.keep_history || options_.hooks.fault_at_iteration != 0)
+    return false;
   return family_ && family_->loopSteps(data_) > 1;
 }
 
@@ -28,7 +29,7 @@ int CudaEngine::steps(int max_steps, std::vector<IterationStats>& out) {
   const int per_call = stepsPerCall();
   const int count = std::min({max_steps, config_.max_iterations - iteration_, per_call});
   const bool past =
-      hooks_.steps_past_convergence;  // benchmarks: on past convergence, as step() goes
+      options_.hooks.steps_past_convergence;  // benchmarks: on past convergence, as step() goes
   const bool over = past ? iteration_ >= config_.max_iterations : finished();
   // A loop that is a graph runs exactly its iterations (fewer asked: step() by step()), and
   // writes the latest label half (not while a capture copies it).

@@ -12,17 +12,17 @@ namespace kms::cuda {
 
 void CudaEngine::indexSortedRuns(std::size_t data_bytes) {
   // PointTiles::Always asks for the tiles, which d = 1 then runs on (tests, comparisons).
-  if (!tuning_.sorted_runs || data_.shard || data_.n == 0 ||
-      tuning_.point_tiles == PointTiles::Always)
+  if (!options_.cuda.sorted_runs || data_.shard || data_.n == 0 ||
+      options_.cuda.point_tiles == PointTiles::Always)
     return;
   std::size_t free_bytes = 0, total_bytes = 0;
   KMS_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
   // An index, not the data: it takes only memory that leaves the run its labels (as the tiles).
   const std::size_t run_bytes = data_.n * 2 * sizeof(std::uint16_t);
   if (SortedIndex::buildBytesFor(data_.n) + run_bytes > free_bytes) return;
-  if (max_device_bytes_ > 0 &&
+  if (options_.max_device_bytes > 0 &&
       data_bytes + data_.tiles.bytes() + data_.groups.bytes() + SortedIndex::bytesFor(data_.n) >
-          max_device_bytes_)
+          options_.max_device_bytes)
     return;
   // The inertia grid covers the centred data's magnitude (a little more: the centring rounds).
   const double reach = std::max(double(data_.summary.hi[0]) - double(data_.summary.mid[0]),

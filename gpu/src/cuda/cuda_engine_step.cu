@@ -73,7 +73,7 @@ IterationStats CudaEngine::step() {
   requireInitialized();
   const double copy_ms = pollCopy();
   const PendingStep p = beginStep(snapshot_requested_, copy_ms);
-  if (hooks_.fault_at_iteration == iteration_ + 1)
+  if (options_.hooks.fault_at_iteration == iteration_ + 1)
     launchTrap(compute_.get());  // tests: a broken kernel
   launchPart(p, Part::kWhole);
   IterationReport report = readReport();
