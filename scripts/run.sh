@@ -18,8 +18,8 @@ while [ $# -gt 0 ]; do
 done
 "$root/scripts/build.sh"
 photo=resources/samples/tulip-field.png
-if [ -x build/app/kmeans-studio ] && { [ -n "${DISPLAY:-}" ] || [ -n "${WAYLAND_DISPLAY:-}" ]; }; then
-  exec build/app/kmeans-studio --open "$photo" --k "$k" --backend "$backend" --run
+if [ -x build/studio/kmeans-studio ] && { [ -n "${DISPLAY:-}" ] || [ -n "${WAYLAND_DISPLAY:-}" ]; }; then
+  exec build/studio/kmeans-studio --open "$photo" --k "$k" --backend "$backend" --run
 fi
 echo "No display: running the same job headless with kmeans-cli."
 mkdir -p out

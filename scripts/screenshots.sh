@@ -12,7 +12,7 @@
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-studio="${KMS_STUDIO:-$root/build/app/kmeans-studio}"
+studio="${KMS_STUDIO:-$root/build/studio/kmeans-studio}"
 out="$root/docs/screenshots"
 size="1600x1000"
 extra=("$@")

@@ -26,7 +26,7 @@ if [ -n "${KMS_BENCH_PHOTOS:-}" ]; then
   cp $KMS_BENCH_PHOTOS device-bundle/photos/
 fi
 if [ "$qt" = ON ]; then
-  cp build-device/app/kmeans-studio build-device/app/kmeans-cli device-bundle/
+  cp build-device/studio/kmeans-studio build-device/app/kmeans-cli device-bundle/
   ../shared/tools/qt-device-bundle.sh device-bundle/qt device-bundle/kmeans-studio device-bundle/kmeans-cli >/dev/null
 fi
 du -sh device-bundle
