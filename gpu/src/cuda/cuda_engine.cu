@@ -15,6 +15,7 @@
 #include "common/seeding.h"
 #include "cuda/families/planner.cuh"
 #include "cuda/kernels/init_kernels.cuh"
+#include "cuda/nvtx.cuh"
 #include "kmeans/errors.h"
 
 namespace kms::cuda {
@@ -153,12 +154,12 @@ void CudaEngine::indexRepeatGroups(std::size_t data_bytes) {
   if (data_.tiles.empty() || data_.shard || data_.counts.size() > 0 ||
       options_.cuda.repeated_rows == RepeatedRows::Never)
     return;
-  // Auto: with Auto's tiles, when the rows repeat eight times or more on average (PointTiles::
-  // Always asks for the tiles themselves: tests, comparisons).
+  // Auto: with Auto's tiles, when the rows repeat kRepeatMinFactor times or more on average
+  // (PointTiles:: Always asks for the tiles themselves: tests, comparisons).
   std::size_t max_groups = data_.n;
   if (options_.cuda.repeated_rows == RepeatedRows::Auto) {
     if (options_.cuda.point_tiles != PointTiles::Auto) return;
-    max_groups = data_.n / 8;
+    max_groups = data_.n / kRepeatMinFactor;
   }
   std::size_t free_bytes = 0, total_bytes = 0;
   KMS_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
@@ -196,6 +197,7 @@ void CudaEngine::setData(const DataView& data) {
 }
 
 void CudaEngine::loadData(const DataView& data, const DataSummary* given) {
+  const NvtxRange range("kms: load data");
   activate();
   if (data.n > static_cast<std::size_t>(INT32_MAX))
     throw InvalidArgument(

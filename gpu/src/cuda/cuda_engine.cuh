@@ -26,6 +26,7 @@
 #include "cuda/families/kernel_family.cuh"
 #include "cuda/kernels/assign_args.cuh"
 #include "cuda/kernels/iteration_kernels.cuh"
+#include "cuda/tuning.h"
 #include "kmeans/backend.h"
 #include "kmeans/engine.h"
 #include "kmeans/testing.h"
@@ -150,12 +151,6 @@ class CudaEngine final : public Engine {
   }
   /// Whether the run prunes with bounds and keeps its sums across iterations (its family's).
   bool keepsBounds() const { return family_ && family_->keepsBounds(); }
-  /// PointTiles::Auto indexes plain points (no counts) of at least this many rows. Counted data
-  /// are distinct values — a photo's colours, merged duplicates — too sparse for tiles (a tile's
-  /// ball spans several regions, and the rows then looked at one by one cost more than the row
-  /// kernel's bounds); below this size an iteration is bound by launch latency, where tiles gain
-  /// nothing (docs/benchmarks.md, "Point tiles").
-  static constexpr std::size_t kTileMinRows = std::size_t(1) << 22;
   unsigned char* labelHalf(int half) const {
     return run_.labels.get() + static_cast<std::size_t>(half) * data_.n * labelBytes();
   }

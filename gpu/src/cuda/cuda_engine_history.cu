@@ -3,12 +3,14 @@
 #include "common/centring.h"
 #include "cuda/cuda_engine.cuh"
 #include "cuda/kernels/exact_assign.cuh"
+#include "cuda/nvtx.cuh"
 #include "kmeans/errors.h"
 
 namespace kms::cuda {
 
 void CudaEngine::assign(const std::vector<float>& centred_centroids,
                         std::vector<std::int32_t>& labels) {
+  const NvtxRange range("kms: assign");
   activate();
   if (!data_.loaded) throw std::logic_error("CudaEngine::assign called before setData");
   const int k = validateCentroidCount(centred_centroids.size(), data_.d);

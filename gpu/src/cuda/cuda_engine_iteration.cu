@@ -2,6 +2,7 @@
 // captured into a graph per buffer arrangement and part (launchPart), the family's loop for
 // steps() (launchLoop), and the buffers the family is given (runBuffers).
 #include "cuda/cuda_engine.cuh"
+#include "cuda/nvtx.cuh"
 
 namespace kms::cuda {
 
@@ -43,6 +44,7 @@ void CudaEngine::launchIteration(int cur, int in_half, int out_half, Part part) 
 }
 
 void CudaEngine::launchLoop(int count, bool stop_on_empty, bool stop_on_converged) {
+  const NvtxRange range("kms: iterations in one launch");
   const int in_half = first_iteration_ ? -1 : latest_;
   const DeviceLoop loop{count, stop_on_empty, stop_on_converged, run_.loop_reports.device(),
                         run_.loop_done.device()};
@@ -79,6 +81,7 @@ UpdateParams CudaEngine::updateParams() const {
 }
 
 void CudaEngine::launchPart(const PendingStep& p, Part part) {
+  const NvtxRange range(family_->name());
   activate();
   launchIteration(cur_, p.in_half, p.out_half, part);
   // A family that keeps its labels otherwise (sorted runs: by run) writes them by row for a

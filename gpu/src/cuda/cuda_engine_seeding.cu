@@ -8,10 +8,12 @@
 #include "common/exact_math.h"
 #include "common/seeding.h"
 #include "cuda/kernels/init_kernels.cuh"
+#include "cuda/nvtx.cuh"
 
 namespace kms::cuda {
 
 void CudaEngine::initialize(const KMeansConfig& config) {
+  const NvtxRange range("kms: prepare and seed");
   prepareRun(config);
   const std::size_t kd = static_cast<std::size_t>(k_) * data_.d;
   const cudaStream_t s = compute_.get();

@@ -4,6 +4,7 @@
 
 #include "common/centring.h"
 #include "cuda/cuda_engine.cuh"
+#include "cuda/nvtx.cuh"
 
 namespace kms::cuda {
 
@@ -36,6 +37,7 @@ bool CudaEngine::takeCapturedSnapshot(Snapshot& out) {
 }
 
 void CudaEngine::snapshot(Snapshot& out) {
+  const NvtxRange range("kms: snapshot");
   activate();
   requireInitialized();
   if (capture_.pending && capture_.iteration == iteration_) {

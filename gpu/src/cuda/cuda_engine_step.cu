@@ -4,6 +4,7 @@
 #include "cuda/cuda_engine.cuh"
 
 #include "cuda/kernels/iteration_kernels.cuh"
+#include "cuda/nvtx.cuh"
 
 namespace kms::cuda {
 namespace {
@@ -37,6 +38,7 @@ CudaEngine::PendingStep CudaEngine::beginStep(bool capture, double copy_ms) {
 }
 
 IterationReport CudaEngine::readReport() {
+  const NvtxRange range("kms: wait for the iteration");
   activate();
   events_.after_update.synchronize();  // the one wait per iteration: the report is in pinned memory
   return checkedReport(*run_.report.get());

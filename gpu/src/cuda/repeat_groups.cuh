@@ -3,10 +3,10 @@
 // — iterate over one row per group with its count, as compact data do (the compact row kernel,
 // compact_kernel.cuh), and every row of a group takes the group's label.
 //
-// Why: the benchmarks' photo has 17,978,112 pixels of 538,753 colours. Pixel by pixel on point
-// tiles an iteration took 0.190 ms at k = 256 (H200); its distinct colours with counts take
-// 0.050 ms — the same labels and bit-identical centroids, since a group's exact sums are its
-// count times its row's (integers) and its rows' distances are its row's.
+// Why: a photo's pixels are few colours, each many times; an iteration over the colours with
+// their counts costs a fraction of one over every pixel's tile (docs/benchmarks.md), with the same
+// labels and bit-identical centroids, since a group's exact sums are its count times its row's
+// (integers) and its rows' distances are its row's.
 //
 // The Morton sort puts equal rows side by side (their keys are equal; rows of equal keys keep
 // their original order, so a value whose key it shares with another may make two groups — which
@@ -20,22 +20,9 @@
 #include <cstdint>
 
 #include "cuda/device_memory.cuh"
+#include "cuda/tuning.h"
 
 namespace kms::cuda {
-
-/// Rows of a group written by one warp at most when the rows take their groups' labels
-/// (expandGroupLabelsKernel): a group is cut into segments of this many sorted rows, so that a
-/// colour of a million pixels is written by four thousand warps, not one (one warp a group had
-/// made the expansion 25–38 µs an iteration at k = 256 on the benchmarks' photo, Nsight Compute,
-/// H200: a few groups of that size changing label).
-inline constexpr unsigned kGroupSegment = 256;
-/// A changed group of at most this many segments (16,384 rows) has them listed by the thread that
-/// labelled it; a larger one is listed whole, and every warp of the expansion takes a share of its
-/// segments (a 16-megapixel background would otherwise be 65,536 stores by one thread of the
-/// assignment). Every warp reads the whole list of large groups, so only the rare largest go there:
-/// with 8 (2,048 rows) the real photo's iteration took 0.0716–0.0728 ms at k = 256 against
-/// 0.0594–0.0598 with 64 (H200, same call), every warp walking a long list of changed colours.
-inline constexpr unsigned kListedSegments = 64;
 
 class RepeatGroups {
  public:

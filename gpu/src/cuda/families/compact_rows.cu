@@ -6,7 +6,7 @@
 
 namespace kms::cuda {
 
-static_assert(CompactRowsFamily::kCompactLoopSteps <= kMaxLoopSteps);
+static_assert(kCompactLoopSteps <= kMaxLoopSteps);
 
 bool CompactRowsFamily::fits(const FamilyPlanInput& in) {
   return fitsCompactKernel(in.data.d, in.k) && !in.data.weights.size();

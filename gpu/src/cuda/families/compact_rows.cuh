@@ -6,6 +6,7 @@
 #pragma once
 
 #include "cuda/families/bounds_family.cuh"
+#include "cuda/tuning.h"
 
 namespace kms::cuda {
 
@@ -31,8 +32,6 @@ class CompactRowsFamily : public BoundsFamily {
                    const Launch& launch) override;
   std::size_t deviceBytes() const override;
   void release() override;
-
-  static constexpr int kCompactLoopSteps = 16;
 
  protected:
   /// For the families built on it, which plan their own launch shape.

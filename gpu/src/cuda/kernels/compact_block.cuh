@@ -36,7 +36,7 @@ __device__ __forceinline__ void warpSumWork(WorkTotals& w, int width = 32) {
 /// a butterfly per warp, then warp 0 over the warps' sums — a fixed order, so the inertia is the
 /// same on every run — with one barrier. The sum is valid in warp 0. (A cub block reduction of
 /// two of them and shared atomics for the others, with three barriers, had been a fifth of the
-/// samples of the small cases' assignment kernels: Nsight Compute, H200.)
+/// small cases' assignment time.)
 __device__ __forceinline__ WorkTotals blockSumWork(WorkTotals w) {
   constexpr int kWarps = kCompactThreads / 32;
   __shared__ double warp_inertia[kWarps];

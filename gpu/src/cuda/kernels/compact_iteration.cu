@@ -12,10 +12,6 @@
 namespace kms::cuda {
 namespace {
 
-/// Resident blocks per multiprocessor the grid is sized for (at most): every block that fits,
-/// in one wave. (4, 5 or 6 measured within 5 % of each other on an H200.)
-constexpr int kCompactBlocksPerSm = 8;
-
 std::size_t compactSharedBytes(int d, int k, int D) {
   // Rows, the sums' two words, then half gaps, projections and their order.
   return static_cast<std::size_t>(k) * centroidRow(D) * sizeof(float) +

@@ -4,8 +4,8 @@
 // test, the report and the next geometry (compact_update.cuh). It serves compact data (distinct
 // values with counts: an image's distinct colours sit in L2, so the launches are most of what an
 // iteration costs) and, with every count 1, unweighted point data such as a photo's pixels one by
-// one. (A second kernel in the iteration's graph costs about 0.3 µs on an H200; a last-block-done
-// update inside the first, with its fences and counter, about 2.5 µs — measured.)
+// one. (A second kernel in the iteration's graph costs less than a last-block-done update inside
+// the first, with its fences and counter: measured, docs/experiments.md.)
 //
 // Sums are kept across iterations: the cluster totals k·(d+1) live in global memory for the
 // whole run, and an iteration only moves the rows whose label changed (m·q(x) subtracted from
@@ -81,10 +81,9 @@ __device__ __forceinline__ float fastScore(const float (&x2)[D], const float* ro
 /// memory about once per batch instead of once per row, and the block's barriers come once per
 /// batch. Rows of d ≤ 2 hold few registers, so they take 8: a million rows of d = 1 take two
 /// batches per block instead of four (the registers this costs allow two blocks per
-/// multiprocessor instead of four; capping them to keep four spilled, and measured slower):
-/// 0.0168 → 0.0160 ms per iteration (H200). For d = 3, 4 four rows a thread helped data that
-/// settle (a photo's distinct colours at k = 16, 6 %) but slowed the searches of larger k (the
-/// photo's pixels row by row at k = 256, 0.59 → 0.66 ms), so they stay at two.
+/// multiprocessor instead of four; capping them to keep four spilled, and measured slower). For
+/// d = 3, 4 four rows a thread helped data that settle but slowed the searches of larger k, so
+/// they stay at two (docs/experiments.md).
 /// This is the default; small data of D = 8, 16 take one row a thread instead
 /// (AssignPlan::small_rows, compactAssignKernel's P = 1): twice the blocks, so that a data set
 /// of under 132 · 512 rows reaches more multiprocessors — each warp searches its own rows one

@@ -243,9 +243,7 @@ __host__ __device__ constexpr bool smallUpdate(int k) {
 /// shuffles (ranks by counting, nearest others by brute force: the keys, distances and minima of
 /// computeGeometry, so the same geometry). Its centroid loads go out before the barrier. The
 /// update of small k is a chain of latencies, not work: the one-block kernel's barriers and
-/// shared round trips had made it about 6 µs of every 17 µs iteration on a million rows of d = 1
-/// (Nsight Compute, H200); this kernel took 0.0170 → 0.0156 ms off a photo's 538,753 distinct
-/// colours at k = 16 (same machine).
+/// shared round trips had made it a third of a small iteration (docs/experiments.md).
 template <int D, typename LabelT>
 __global__ void __launch_bounds__(kCompactThreads) compactSmallUpdateKernel(CompactArgs<LabelT> a) {
   const int k = a.k;
@@ -315,9 +313,8 @@ __global__ void __launch_bounds__(kCompactThreads) compactSmallUpdateKernel(Comp
 /// computes them too, writes them, and does compactUpdateKernel's reduction and report. Replaces
 /// an update block followed by spreadGeometryKernel: one launch and one global round trip fewer.
 /// The report has a block of its own so that its chain (the assignment blocks' results, the
-/// reduction, the report) runs beside the geometry's instead of before it: block 0 had done both,
-/// 6,900–9,100 cycles against 3,400–6,700 for a block that only describes (H100, k = 64 to 256,
-/// clock counts).
+/// reduction, the report) runs beside the geometry's instead of before it (block 0 had done both,
+/// taking about twice as long as a block that only describes).
 template <int D, typename LabelT>
 __global__ void __launch_bounds__(kCompactThreads)
     compactSpreadUpdateKernel(CompactArgs<LabelT> a) {

@@ -42,12 +42,13 @@
 
 #include "cuda/kernels/iteration_kernels.cuh"
 #include "cuda/sorted_index.cuh"
+#include "cuda/tuning.h"
 
 namespace kms::cuda {
 
 /// The sorted-runs iteration takes k up to this: a warp holds the clusters (sorting, groups,
-/// update). Beyond it the compact kernels are faster (H100, 1 M points of d = 1, k = 64: 0.026
-/// against 0.016 ms per iteration with a block-wide sort and several boundaries a warp).
+/// update). Beyond it the compact kernels are faster (a block-wide sort with several boundaries
+/// a warp was tried and measured slower).
 inline constexpr int kSortedMaxK = 32;
 /// A run label meaning "mixed": read each position's label from the mixed labels.
 inline constexpr unsigned short kMixedRun = 0xffff;
@@ -89,9 +90,6 @@ void launchSortedIteration(const SortedArgs& a, cudaStream_t stream);
 /// Loads the iteration kernels now (the runtime loads a kernel at its first launch otherwise,
 /// about a millisecond that the first iteration's timing events would include).
 void loadSortedKernels();
-
-/// Most iterations of one launchSortedIterations.
-inline constexpr int kSortedLoopMax = 64;
 
 /// Iterations run back to back in one launch (Engine::steps): the loop stays on the device.
 struct SortedLoop {

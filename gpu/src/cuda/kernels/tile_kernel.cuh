@@ -42,6 +42,7 @@
 #include "cuda/kernels/compact_kernel.cuh"
 #include "cuda/kernels/tile_schedule.cuh"
 #include "cuda/kernels/tile_shape.cuh"
+#include "cuda/tuning.h"
 
 namespace kms::cuda {
 
@@ -90,13 +91,12 @@ static_assert(kTileCandidates == 8, "Candidates holds eight indices");
 /// √x for the bisector test (beyondBisector; never for a label, a sum or a stored bound): the
 /// hardware's approximate root (PTX sqrt.approx.ftz, one instruction, against IEEE sqrtf's
 /// refinement and its branch for special values). Over every non-negative float its relative
-/// error is below 1.0·10⁻⁷ (2^−23.25: checked exhaustively on an H200); squares below float's
+/// error is below 1.0·10⁻⁷ (2^−23.25: checked exhaustively on the GPU); squares below float's
 /// normal range (roots below 1.1·10⁻¹⁹) give 0. The test's margins — relative 10⁻⁴ of the
 /// squared reaches, absolute at least 10⁻¹⁸·2r — exceed the error this makes in 2r·√x by more
-/// than a thousand times. (Nsight Compute, real photo k = 256: the walk's IEEE roots had been
-/// about a tenth of the tile kernel's samples. The same root also in the walk's stop and bound
-/// and in the owner's test measured slower at k = 1,024 — H200, same call: 0.617 ms with the root
-/// here alone, 0.660–0.668 with it in all four places — so those stay IEEE.)
+/// than a thousand times. (The IEEE roots had been a tenth of the tile kernel's time; the same
+/// approximate root in the walk's stop and bound and in the owner's test measured slower at
+/// large k, so those stay IEEE: docs/experiments.md.)
 __device__ __forceinline__ float boundSqrt(float x) {
   float r;
   asm("sqrt.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(x));
@@ -164,8 +164,7 @@ __device__ __forceinline__ bool beyondBisector(float d2a, float da, const float 
 /// one (beyondBisector). The walk goes on until the projection gap alone puts every centroid not
 /// reached farther than the nearest's distance plus the ball's diameter (no candidate left);
 /// `lower` is the nearer of the runner-up met and that gap, less r, with margins. (Walking on
-/// past the runner-up's distance, for a tighter bound, was slower: H100, real photo per pixel,
-/// 0.0969 / 0.2204 ms against 0.0956 / 0.2151 at k = 64 / 256.)
+/// past the runner-up's distance, for a tighter bound, measured slower.)
 template <int D>
 __device__ __forceinline__ void collectCandidates(const CompactBlock& b, int k, const float (&m)[D],
                                                   float radius, float margin, Candidates& list,
@@ -335,20 +334,6 @@ struct Wide128 {
 };
 
 }  // namespace tile
-
-/// Tiles whose rows a warp loads together (their loads overlap): three, with three blocks per
-/// multiprocessor (tileAssignKernel's bounds: up to 85 registers, none spilled). H200, ms per
-/// iteration, real photo per pixel k = 16 / 64 / 256 / 1,024 and synthetic photo k = 16 / 256,
-/// medians of two runs in one call: two tiles and four blocks (64 registers, 16 / 12 bytes
-/// spilled at d = 3) 0.0553 / 0.0851 / 0.1947 / 0.612, 0.0464 / 0.0872; three tiles and three
-/// blocks 0.0520 / 0.0836 / 0.1885 / 0.600, 0.0439 / 0.0916 (the one case slower, well within
-/// its target); four tiles and three blocks 0.0517 / 0.0838 / 0.1915 / 0.614. Two tiles and three
-/// blocks (another call, the same four-block figures within 0.5 %) 0.0526 / 0.0836 / 0.1884 /
-/// 0.604; two tiles and five blocks (48 registers, 62 / 52 bytes spilled) about 10 % slower
-/// everywhere. (Before the walk's approximate roots and the block's inertia sum, two tiles and
-/// four blocks had been the faster: synthetic photo k = 256 0.124 → 0.116 against four tiles and
-/// three blocks.)
-inline constexpr int kTileBatch = 3;
 
 template <int D, typename LabelT>
 __global__ void __launch_bounds__(kCompactThreads, 3) tileAssignKernel(CompactArgs<LabelT> a) {

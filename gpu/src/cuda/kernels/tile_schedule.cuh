@@ -43,10 +43,8 @@ inline constexpr int kBlockListed = 512;
 
 /// The chunks one block took, listed for the next launch (TileSchedule) in shared memory as they
 /// finish, and written into the launch's lists at the block's end with one atomic per cost class
-/// (a chunk's own atomic for its place, and the store that waited for it, had been 9 % of the
-/// warps' samples at k = 64: Nsight Compute, H200, real photo per pixel). H200, same call, three
-/// runs: real photo k = 16 / 64 / 256 / 1,024 0.0511 / 0.0837 / 0.1888 / 0.599 → 0.0496 / 0.0831 /
-/// 0.1885 / 0.604 ms, synthetic photo k = 64 / 256 0.0578 / 0.0909 → 0.0570 / 0.0894.
+/// (a chunk's own atomic for its place, and the store that waited for it, had been a tenth of
+/// the warps' samples: docs/experiments.md).
 struct BlockListing {
   unsigned count;  ///< chunks listed (the first kBlockListed kept here)
   unsigned class_count[kTileCostClasses];

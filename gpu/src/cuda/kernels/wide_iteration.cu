@@ -8,9 +8,6 @@
 namespace kms::cuda {
 namespace {
 
-/// Resident blocks per multiprocessor the grid is sized for (at most).
-constexpr int kWideBlocksPerSm = 4;
-
 int wideDim(int d) {
   return d <= 32 ? 32 : 64;
 }

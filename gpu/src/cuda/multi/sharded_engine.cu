@@ -13,6 +13,7 @@
 #include "cuda/cuda_check.cuh"
 #include "cuda/kernels/init_kernels.cuh"
 #include "cuda/kernels/iteration_kernels.cuh"
+#include "cuda/nvtx.cuh"
 #include "kmeans/errors.h"
 
 namespace kms::cuda {
@@ -115,6 +116,7 @@ std::pair<std::size_t, std::size_t> ShardedEngine::locate(std::size_t i) const {
 }
 
 void ShardedEngine::setData(const DataView& data) {
+  const NvtxRange range("kms: load data on every GPU");
   has_data_ = false;
   initialized_ = false;
   DataSummary summary = summarizeData(data);  // validates; the one summary every GPU uses
@@ -148,6 +150,7 @@ void ShardedEngine::requireInitialized() const {
 }
 
 void ShardedEngine::initialize(const KMeansConfig& config) {
+  const NvtxRange range("kms: prepare and seed on every GPU");
   if (!has_data_) throw std::logic_error("ShardedEngine::initialize called before setData");
   validateConfig(config, n_, d_);
   initialized_ = false;
@@ -334,6 +337,7 @@ void ShardedEngine::seedPlusPlus(bool greedy) {
 }
 
 void ShardedEngine::sumAcrossGpus() {
+  const NvtxRange range("kms: all-reduce");
   if (active_ == 1) {  // one GPU holds all rows: its totals are everyone's
     CudaEngine& g = shard(0);
     KMS_CUDA_CHECK(cudaMemcpyAsync(g.run_.global_totals.get(), g.run_.totals.get(),
