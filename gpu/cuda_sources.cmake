@@ -6,6 +6,7 @@ set(KMS_CUDA_SOURCES
   src/cuda/cuda_engine_history.cu
   src/cuda/cuda_engine_loop.cu
   src/cuda/cuda_engine_seeding.cu
+  src/cuda/cuda_engine_shard.cu
   src/cuda/cuda_engine_snapshot.cu
   src/cuda/cuda_engine_sorted.cu
   src/cuda/cuda_engine_step.cu

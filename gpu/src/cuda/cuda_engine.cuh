@@ -25,15 +25,15 @@
 #include "cuda/device_memory.cuh"
 #include "cuda/families/kernel_family.cuh"
 #include "cuda/kernels/assign_args.cuh"
+#include "cuda/kernels/init_kernels.cuh"
 #include "cuda/kernels/iteration_kernels.cuh"
+#include "cuda/multi/all_reduce.h"
 #include "cuda/tuning.h"
 #include "kmeans/backend.h"
 #include "kmeans/engine.h"
 #include "kmeans/testing.h"
 
 namespace kms::cuda {
-
-class ShardedEngine;
 
 class CudaEngine final : public Engine {
  public:
@@ -64,14 +64,12 @@ class CudaEngine final : public Engine {
   /// The kernel family of the current run (kmeans-bench's report); null before initialize().
   const KernelFamily* family() const { return family_.get(); }
 
- private:
-  // A sharded (multi-GPU) run drives one CudaEngine per GPU through the pieces below: it loads
-  // each GPU's rows with the whole data's summary, seeds across GPUs, and all-reduces the
-  // integer sums between an iteration's two parts (sharded_engine.cuh). Each of these pieces
-  // that allocates or enqueues makes this engine's GPU current first (activate()): the caller
-  // walks the GPUs in turn, and memory placed on another GPU is reachable only where NCCL
-  // happened to enable peer access (ring neighbours).
-  friend class ShardedEngine;
+  // ---- One GPU of a sharded run (sharded_engine.cuh) -----------------------------------------
+  // ShardedEngine drives one CudaEngine per GPU through these and nothing else: it loads each
+  // GPU's rows with the whole data's summary, seeds across GPUs, and all-reduces the integer sums
+  // between an iteration's two parts. Each call that allocates, copies or enqueues makes this
+  // engine's GPU current first: the caller walks the GPUs in turn, and memory placed on another
+  // GPU is reachable only where NCCL happened to enable peer access (ring neighbours).
 
   /// The label halves and capture decision of the iteration being run.
   struct PendingStep {
@@ -80,26 +78,81 @@ class CudaEngine final : public Engine {
     bool capture = false;
     double copy_ms = 0.0;  ///< a background copy that finished since the last step
   };
+  /// Loads this GPU's rows of a sharded run; `summary` is the whole data's.
+  void loadShard(const DataView& rows, const DataSummary& summary);
+  /// Gives back the data and run buffers (a GPU the next data set does not reach).
+  void releaseData();
+  /// initialize() before the seeding: validation (not for a shard), the family and buffers.
+  void prepareRun(const KMeansConfig& config);
+  /// initialize() after the seeding: run counters and state, the family's start.
+  void startRun();
+  /// Rows this engine holds.
+  std::size_t rows() const { return data_.n; }
+  /// 1 for k ≤ 256, else 2.
+  std::size_t labelBytes() const { return k_ <= 256 ? 1 : 2; }
+  const char* deviceName() const { return props_.name; }
+  /// Waits for everything queued on the compute stream.
+  void synchronize() const;
+  /// Makes this engine's GPU current (for copies through the device pointers of a
+  /// FarthestRound).
+  void activate() const;
+
+  // Seeding across GPUs (the host places each draw among every GPU's sampling chunks).
+  /// Writes `count` centred centroid rows from `first_row` of the starting centroids.
+  void setStartCentroids(const float* centred, std::size_t first_row, std::size_t count);
+  /// The counts of this GPU's rows (counted data), into `out` (rows() entries).
+  void copyCounts(std::uint32_t* out) const;
+  /// Centred row `local` of this GPU.
+  std::vector<float> centredRow(std::size_t local) const;
+  /// k-means++ step j: every row's nearest starting centroid updated with centroid j − 1 and
+  /// each sampling chunk's mass, copied to `chunk_sums` (host, plusPlusChunks(rows()) entries)
+  /// asynchronously; synchronize() before reading them.
+  void enqueuePlusPlusMass(int j, double* chunk_sums);
+  /// The row of local chunk `draw.chunk` whose running mass first exceeds draw.target.
+  std::vector<float> plusPlusPick(int j, ChunkDraw draw);
+  /// Greedy k-means++: each of `count` candidate rows' (count × d, host) exact integer potential
+  /// over this GPU's rows, into `potentials` (host).
+  void greedyPotentials(const std::vector<float>& candidates, int count, double scale,
+                        long long* potentials);
+
+  // An iteration.
   /// Notes a finished background copy (frees its frozen half); returns its time or 0.
   double pollCopy();
   /// Whether a capture could start now (no copy in flight).
   bool canCapture() const { return frozen_ < 0; }
   PendingStep beginStep(bool capture, double copy_ms);
   void launchPart(const PendingStep& step, Part part);
-  /// Compact plans: the geometry of the next iteration's centroids (centroids_[1 − cur_]) after a
-  /// re-seed moved some of them (on the compute stream).
-  void describeCentroids(const PendingStep& step);
+  /// This GPU's part of the all-reduce between the two parts.
+  AllReduceBuffers allReduceBuffers();
   /// Waits for the update (or re-seed) and reads the iteration's report.
   IterationReport readReport();
-  /// `report`, after checking it is of the next iteration (an internal error otherwise).
-  IterationReport checkedReport(const IterationReport& report) const;
-  /// Re-seeds the empty clusters on this GPU alone (the single-GPU path).
-  void reseedHere(const PendingStep& step, int empty_count);
   /// Stats from the report and events, buffer swap, history and capture.
   /// `span_ms` ≥ 0: the iteration's time, given (one of several iterations of a launch);
   /// otherwise from the step's events.
   IterationStats finishStep(const PendingStep& step, const IterationReport& report,
                             double span_ms = -1.0);
+  /// The centred centroids the next iteration assigns with (k × d).
+  std::vector<float> currentCentroids() const;
+
+  // Re-seeding across GPUs (each round's farthest position decided on the host).
+  /// The update's empty-cluster flags (k).
+  std::vector<unsigned char> emptyFlags() const;
+  /// This GPU's farthest-position rounds over the labels of `step`.
+  FarthestRound farthestRound(const PendingStep& step) const;
+  cudaStream_t computeStream() const { return compute_.get(); }
+  /// Row `row` of the next iteration's centroids set to `centroid` (d floats).
+  void setNextCentroid(std::size_t row, const float* centroid);
+  /// After the re-seed: the shift recomputed, the moved centroids described, the report written.
+  void finishReseed(const PendingStep& step);
+
+ private:
+  /// `report`, after checking it is of the next iteration (an internal error otherwise).
+  IterationReport checkedReport(const IterationReport& report) const;
+  /// Re-seeds the empty clusters on this GPU alone (the single-GPU path).
+  void reseedHere(const PendingStep& step, int empty_count);
+  /// Bounds families: the geometry of the next iteration's centroids (centroids[1 − cur_])
+  /// after a re-seed moved some of them (on the compute stream).
+  void describeCentroids(const PendingStep& step);
   /// steps() runs on the device now (the sorted runs or the compact kernels, nothing the host
   /// must do in between).
   bool loopsOnDevice() const;
@@ -114,12 +167,6 @@ class CudaEngine final : public Engine {
   /// setData; with `summary` (the whole data's, when this engine holds one shard) the data are
   /// not summarised again.
   void loadData(const DataView& data, const DataSummary* summary);
-  /// Gives back the data and run buffers (a GPU the next data set does not reach).
-  void releaseData();
-  /// initialize() before the seeding: validation (not for a shard), plan and buffers.
-  void prepareRun(const KMeansConfig& config);
-  /// initialize() after the seeding: run counters and state.
-  void startRun();
 
   /// Puts one part of an iteration on the compute stream through the run's family (captured
   /// once per buffer arrangement and part into a graph). in_half −1: the run's first iteration.
@@ -140,7 +187,6 @@ class CudaEngine final : public Engine {
     return family_->resultSlotsPerChunk() * data_.chunked.chunks();
   }
   UpdateParams updateParams() const;
-  std::size_t labelBytes() const { return k_ <= 256 ? 1 : 2; }
   /// Calls f(LabelT{}) with the run's label type (labelBytes()).
   template <typename F>
   void withLabelType(F&& f) const {
@@ -180,7 +226,6 @@ class CudaEngine final : public Engine {
   void fillSnapshot(Snapshot& out, double copy_ms);
   /// With keep_history: copies the current centroids to the host and records them.
   void keepHistory();
-  void activate() const;
 
   int device_ = 0;
   /// max_device_bytes (0: free memory), the path switches (cuda) and the test hooks.
@@ -238,9 +283,13 @@ class CudaEngine final : public Engine {
     DeviceBuffer<unsigned long long> picked_keys, farthest_keys;
     DeviceBuffer<float> picked_points;
     int farthest_blocks = 0;
+    /// A sharded run's greedy k-means++: the candidates of a step and their potentials here.
+    DeviceBuffer<float> candidates;
+    DeviceBuffer<long long> potentials;
     std::size_t bytes() const {
       return empty_flags.bytes() + empty_list.bytes() + picked_keys.bytes() +
-             farthest_keys.bytes() + picked_points.bytes();
+             farthest_keys.bytes() + picked_points.bytes() + candidates.bytes() +
+             potentials.bytes();
     }
   } reseed_;
 

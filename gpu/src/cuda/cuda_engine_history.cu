@@ -34,12 +34,9 @@ void CudaEngine::assign(const std::vector<float>& centred_centroids,
 
 void CudaEngine::keepHistory() {
   if (!config_.keep_history) return;
-  const std::size_t kd = static_cast<std::size_t>(k_) * data_.d;
-  std::vector<float> centred(kd);
-  KMS_CUDA_CHECK(cudaMemcpyAsync(centred.data(), run_.centroids[cur_].get(), kd * sizeof(float),
-                                 cudaMemcpyDeviceToHost, compute_.get()));
-  compute_.synchronize();
-  recordHistory(toDataUnits(centred.data(), kd, data_.summary.mid), centred, k_, data_.d, last_);
+  const std::vector<float> centred = currentCentroids();
+  recordHistory(toDataUnits(centred.data(), centred.size(), data_.summary.mid), centred, k_,
+                data_.d, last_);
 }
 
 }  // namespace kms::cuda

@@ -65,9 +65,7 @@ ShardedEngine::ShardedEngine(const std::vector<int>& devices, const TestingOptio
   // rows with its tile inertia taken before the all-reduce; the wide update reads the summed
   // totals): the same labels and centroids as one GPU, bit for bit.
   for (int device : devices) {
-    auto engine = std::make_unique<CudaEngine>(device, options);
-    engine->data_.shard = true;
-    shards_.push_back(std::move(engine));
+    shards_.push_back(std::make_unique<CudaEngine>(device, options));
   }
   comms_.resize(devices.size() + 1);
   communicatorFor(devices.size());  // fails now, not at the first step, when NCCL is missing
@@ -76,8 +74,10 @@ ShardedEngine::ShardedEngine(const std::vector<int>& devices, const TestingOptio
 ShardedEngine::~ShardedEngine() {
   // Queued all-reduces finish before the communicators go (errors are moot here).
   for (auto& shard : shards_) {
-    cudaSetDevice(shard->device_);
-    cudaStreamSynchronize(shard->compute_.get());
+    try {
+      shard->synchronize();
+    } catch (const DeviceError&) {  // a GPU that failed: nothing to wait for
+    }
   }
   comms_.clear();
 }
@@ -94,7 +94,7 @@ BackendInfo ShardedEngine::info() const {
   std::ostringstream os;
   bool same = true;
   for (std::size_t s = 1; s < used; ++s)
-    same = same && shard(s).props_.name == std::string(shard(0).props_.name);
+    same = same && std::string(shard(s).deviceName()) == shard(0).deviceName();
   if (same) {
     os << used << " × " << shard(0).info().device;
   } else {
@@ -130,8 +130,7 @@ void ShardedEngine::setData(const DataView& data) {
   for (std::size_t s = 0; s < active; ++s)
     first_row_[s] = s * rows_per_gpu;
   forEachShard(active, [&](std::size_t s) {
-    shard(s).data_.shard = true;
-    shard(s).loadData(rowsOf(data, first_row_[s], first_row_[s + 1]), &summary);
+    shard(s).loadShard(rowsOf(data, first_row_[s], first_row_[s + 1]), summary);
   });
   for (std::size_t s = active; s < shards_.size(); ++s)  // GPUs these data do not reach
     shard(s).releaseData();
@@ -166,10 +165,7 @@ void ShardedEngine::initialize(const KMeansConfig& config) {
       break;
     case InitMethod::KMeansPlusPlus:
     case InitMethod::GreedyKMeansPlusPlus:
-      if (shard(0).labelBytes() == 1)
-        seedPlusPlus<std::uint8_t>(config.init == InitMethod::GreedyKMeansPlusPlus);
-      else
-        seedPlusPlus<std::uint16_t>(config.init == InitMethod::GreedyKMeansPlusPlus);
+      seedPlusPlus(config.init == InitMethod::GreedyKMeansPlusPlus);
       break;
     case InitMethod::Given: {
       const std::size_t kd = static_cast<std::size_t>(k_) * d_;
@@ -196,33 +192,21 @@ void ShardedEngine::initialize(const KMeansConfig& config) {
 
 void ShardedEngine::broadcastCentroids(const float* centred, std::size_t first_row,
                                        std::size_t rows) const {
-  const std::size_t offset = first_row * d_, count = rows * d_;
-  for (std::size_t s = 0; s < active_; ++s) {
-    shard(s).activate();
-    KMS_CUDA_CHECK(cudaMemcpy(shard(s).run_.centroids[0].get() + offset, centred,
-                              count * sizeof(float), cudaMemcpyHostToDevice));
-  }
+  for (std::size_t s = 0; s < active_; ++s)
+    shard(s).setStartCentroids(centred, first_row, rows);
 }
 
 std::vector<float> ShardedEngine::fetchRow(std::size_t i) const {
   const auto [s, local] = locate(i);
-  std::vector<float> row(d_);
-  shard(s).activate();
-  // Centred rows (setData centred them on the device); device or mapped host memory.
-  KMS_CUDA_CHECK(cudaMemcpy(row.data(), shard(s).data_.points.get() + local * d_,
-                            d_ * sizeof(float), cudaMemcpyDefault));
-  return row;
+  return shard(s).centredRow(local);
 }
 
 void ShardedEngine::seedRandom() {
   std::vector<std::uint32_t> counts;
   if (summary_.fixed.counted) {
     counts.resize(n_);
-    for (std::size_t s = 0; s < active_; ++s) {
-      shard(s).activate();
-      KMS_CUDA_CHECK(cudaMemcpy(counts.data() + first_row_[s], shard(s).data_.counts.get(),
-                                shard(s).data_.n * sizeof(std::uint32_t), cudaMemcpyDefault));
-    }
+    for (std::size_t s = 0; s < active_; ++s)
+      shard(s).copyCounts(counts.data() + first_row_[s]);
   }
   const auto picks = summary_.fixed.counted
                          ? seeding::weightedDistinctIndices(counts.data(), n_, k_, config_.seed)
@@ -235,7 +219,6 @@ void ShardedEngine::seedRandom() {
   broadcastCentroids(centred.data(), 0, static_cast<std::size_t>(k_));
 }
 
-template <typename LabelT>
 std::vector<float> ShardedEngine::drawRow(const std::vector<double>& chunk_sums, int j,
                                           double u) const {
   // Placed exactly as the single GPU's pick kernel places it (seeding::pickChunk is that loop).
@@ -243,84 +226,38 @@ std::vector<float> ShardedEngine::drawRow(const std::vector<double>& chunk_sums,
   if (pick.chunk < 0)
     return fetchRow(std::min(n_ - 1, static_cast<std::size_t>(u * static_cast<double>(n_))));
   const auto [s, local] = locate(static_cast<std::size_t>(pick.chunk) * kSamplingChunk);
-  CudaEngine& g = shard(s);
-  g.activate();
-  const cudaStream_t stream = g.compute_.get();
-  float* out = g.capture_.staged_centroids.get();  // free until the first capture
-  launchPlusPlusPickIn<LabelT>(
-      g.data_.points.get(), g.data_.weights.size() ? g.data_.weights.get() : nullptr,
-      g.data_.counts.size() ? g.data_.counts.get() : nullptr, g.data_.n, d_,
-      g.run_.centroids[0].get(), j,
-      ChunkDraw{static_cast<long long>(local / kSamplingChunk), pick.target},
-      reinterpret_cast<const LabelT*>(g.labelHalf(0)), out, stream);
-  std::vector<float> row(d_);
-  KMS_CUDA_CHECK(
-      cudaMemcpyAsync(row.data(), out, d_ * sizeof(float), cudaMemcpyDeviceToHost, stream));
-  g.compute_.synchronize();
-  return row;
+  return shard(s).plusPlusPick(
+      j, ChunkDraw{static_cast<long long>(local / kSamplingChunk), pick.target});
 }
 
-template <typename LabelT>
 void ShardedEngine::seedPlusPlus(bool greedy) {
   const int count = greedy ? seeding::greedyCandidates(k_) : 1;
   const double scale = seeding::potentialScale(summary_);  // the CPU backend's
-  std::vector<DeviceBuffer<float>> candidates(active_);
-  std::vector<DeviceBuffer<long long>> potentials(active_);
-  if (greedy)
-    for (std::size_t s = 0; s < active_; ++s) {
-      shard(s).activate();
-      candidates[s].resize(static_cast<std::size_t>(count) * d_);
-      potentials[s].resize(count);
-    }
   std::vector<double> chunk_sums(plusPlusChunks(n_));
   std::vector<float> rows(static_cast<std::size_t>(count) * d_);
   for (int j = 0; j < k_; ++j) {
     // Every GPU updates its points' nearest centroid and sums its chunks' mass; the host places
     // the draw among all chunks, in order.
-    for (std::size_t s = 0; s < active_; ++s) {
-      CudaEngine& g = shard(s);
-      g.activate();
-      launchPlusPlusMass<LabelT>(
-          g.data_.points.get(), g.data_.weights.size() ? g.data_.weights.get() : nullptr,
-          g.data_.counts.size() ? g.data_.counts.get() : nullptr, g.data_.n, d_,
-          g.run_.centroids[0].get(), j, reinterpret_cast<LabelT*>(g.labelHalf(0)),
-          g.run_.chunk_sums.get(), g.compute_.get());
-      KMS_CUDA_CHECK(cudaMemcpyAsync(
-          chunk_sums.data() + first_row_[s] / kSamplingChunk, g.run_.chunk_sums.get(),
-          plusPlusChunks(g.data_.n) * sizeof(double), cudaMemcpyDeviceToHost, g.compute_.get()));
-    }
-    for (std::size_t s = 0; s < active_; ++s) {
-      shard(s).activate();
-      shard(s).compute_.synchronize();
-    }
+    for (std::size_t s = 0; s < active_; ++s)
+      shard(s).enqueuePlusPlusMass(j, chunk_sums.data() + first_row_[s] / kSamplingChunk);
+    for (std::size_t s = 0; s < active_; ++s)
+      shard(s).synchronize();
     if (!greedy || j == 0) {
       const std::vector<float> row =
-          drawRow<LabelT>(chunk_sums, j, seeding::plusPlusUniform(config_.seed, j));
+          drawRow(chunk_sums, j, seeding::plusPlusUniform(config_.seed, j));
       broadcastCentroids(row.data(), static_cast<std::size_t>(j), 1);
       continue;
     }
     for (int l = 0; l < count; ++l) {
       const std::vector<float> row =
-          drawRow<LabelT>(chunk_sums, j, seeding::greedyUniform(config_.seed, j, l));
+          drawRow(chunk_sums, j, seeding::greedyUniform(config_.seed, j, l));
       std::copy(row.begin(), row.end(), rows.begin() + static_cast<std::size_t>(l) * d_);
     }
     // Each candidate's potential: every GPU's exact integer part, added up here.
     std::vector<unsigned long long> total(count, 0);
     std::vector<long long> part(count);
     for (std::size_t s = 0; s < active_; ++s) {
-      CudaEngine& g = shard(s);
-      g.activate();
-      const cudaStream_t stream = g.compute_.get();
-      KMS_CUDA_CHECK(cudaMemcpyAsync(candidates[s].get(), rows.data(), rows.size() * sizeof(float),
-                                     cudaMemcpyHostToDevice, stream));
-      launchGreedyPotentials<LabelT>(
-          g.data_.points.get(), g.data_.weights.size() ? g.data_.weights.get() : nullptr,
-          g.data_.counts.size() ? g.data_.counts.get() : nullptr, g.data_.n, d_,
-          g.run_.centroids[0].get(), reinterpret_cast<const LabelT*>(g.labelHalf(0)),
-          candidates[s].get(), count, scale, potentials[s].get(), stream);
-      KMS_CUDA_CHECK(cudaMemcpyAsync(part.data(), potentials[s].get(), count * sizeof(long long),
-                                     cudaMemcpyDeviceToHost, stream));
-      g.compute_.synchronize();
+      shard(s).greedyPotentials(rows, count, scale, part.data());
       for (int l = 0; l < count; ++l)  // wraps as the single GPU's atomicAdd does
         total[l] += static_cast<unsigned long long>(part[l]);
     }
@@ -330,35 +267,19 @@ void ShardedEngine::seedPlusPlus(bool greedy) {
     broadcastCentroids(rows.data() + static_cast<std::size_t>(best) * d_,
                        static_cast<std::size_t>(j), 1);
   }
-  for (std::size_t s = 0; s < active_; ++s) {  // the buffers above go out of scope
-    shard(s).activate();
-    shard(s).compute_.synchronize();
-  }
 }
 
 void ShardedEngine::sumAcrossGpus() {
   const NvtxRange range("kms: all-reduce");
   if (active_ == 1) {  // one GPU holds all rows: its totals are everyone's
-    CudaEngine& g = shard(0);
-    KMS_CUDA_CHECK(cudaMemcpyAsync(g.run_.global_totals.get(), g.run_.totals.get(),
-                                   g.run_.totals.bytes(), cudaMemcpyDeviceToDevice,
-                                   g.compute_.get()));
+    const AllReduceBuffers b = shard(0).allReduceBuffers();
+    KMS_CUDA_CHECK(cudaMemcpyAsync(b.global_totals, b.totals, b.columns * sizeof(long long),
+                                   cudaMemcpyDeviceToDevice, b.stream));
     return;
   }
   std::vector<AllReduceBuffers> parts(active_);
-  for (std::size_t s = 0; s < active_; ++s) {
-    CudaEngine& g = shard(s);
-    auto* scalars = reinterpret_cast<unsigned char*>(g.run_.scalars.get());
-    parts[s].totals = g.run_.totals.get();
-    parts[s].global_totals = g.run_.global_totals.get();
-    parts[s].columns = g.run_.totals.size();
-    parts[s].inertia = reinterpret_cast<double*>(scalars + offsetof(IterationScalars, inertia));
-    parts[s].changed =
-        reinterpret_cast<unsigned long long*>(scalars + offsetof(IterationScalars, changed));
-    parts[s].searched =
-        reinterpret_cast<unsigned long long*>(scalars + offsetof(IterationScalars, searched));
-    parts[s].stream = g.compute_.get();
-  }
+  for (std::size_t s = 0; s < active_; ++s)
+    parts[s] = shard(s).allReduceBuffers();
   communicatorFor(active_).sum(parts);
 }
 
@@ -423,27 +344,13 @@ IterationStats ShardedEngine::step() {
 
 void ShardedEngine::reseedAcross(const std::vector<CudaEngine::PendingStep>& steps,
                                  int empty_count) {
-  std::vector<unsigned char> flags(k_);
-  shard(0).activate();
-  KMS_CUDA_CHECK(
-      cudaMemcpy(flags.data(), shard(0).reseed_.empty_flags.get(), k_, cudaMemcpyDeviceToHost));
+  const std::vector<unsigned char> flags = shard(0).emptyFlags();
   std::vector<int> empties;
   for (int j = 0; j < k_; ++j)
     if (flags[j]) empties.push_back(j);
   std::vector<FarthestRound> rounds(active_);
-  for (std::size_t s = 0; s < active_; ++s) {
-    CudaEngine& g = shard(s);
-    rounds[s] = FarthestRound{g.data_.points.get(),
-                              g.data_.n,
-                              d_,
-                              g.labelHalf(steps[s].out_half),
-                              g.labelBytes() == 2,
-                              g.run_.centroids[g.cur_].get(),
-                              g.reseed_.picked_keys.get(),
-                              g.reseed_.picked_points.get(),
-                              g.reseed_.farthest_keys.get(),
-                              g.reseed_.farthest_blocks};
-  }
+  for (std::size_t s = 0; s < active_; ++s)
+    rounds[s] = shard(s).farthestRound(steps[s]);
   std::vector<unsigned long long> keys(active_);
   std::vector<std::vector<float>> points(active_, std::vector<float>(d_));
   const auto readKeys = [&](int e, bool with_points) {
@@ -461,7 +368,7 @@ void ShardedEngine::reseedAcross(const std::vector<CudaEngine::PendingStep>& ste
     // Phase 1: the largest distance left on any GPU.
     for (std::size_t s = 0; s < active_; ++s) {
       shard(s).activate();
-      launchFarthestDistance(rounds[s], e, shard(s).compute_.get());
+      launchFarthestDistance(rounds[s], e, shard(s).computeStream());
     }
     readKeys(e, false);
     bool any = false;
@@ -477,7 +384,7 @@ void ShardedEngine::reseedAcross(const std::vector<CudaEngine::PendingStep>& ste
       shard(s).activate();
       KMS_CUDA_CHECK(cudaMemcpy(rounds[s].picked_keys + e, &distance_key, sizeof distance_key,
                                 cudaMemcpyHostToDevice));
-      launchFarthestPosition(rounds[s], e, nullptr, nullptr, shard(s).compute_.get());
+      launchFarthestPosition(rounds[s], e, nullptr, nullptr, shard(s).computeStream());
     }
     // Phase 2: each GPU's first position at that distance; the first of those by coordinates.
     readKeys(e, true);
@@ -492,26 +399,17 @@ void ShardedEngine::reseedAcross(const std::vector<CudaEngine::PendingStep>& ste
     for (int c = 0; c < d_; ++c)
       centroid[c] = exact::add(point[c], 0.0f);      // −0 becomes +0, as on one GPU
     const unsigned long long pick_key = bits << 32;  // rounds compare positions, not indices
-    const std::size_t row = static_cast<std::size_t>(empties[e]) * d_;
     for (std::size_t s = 0; s < active_; ++s) {
-      CudaEngine& g = shard(s);
-      g.activate();
+      shard(s).activate();
       KMS_CUDA_CHECK(cudaMemcpy(rounds[s].picked_keys + e, &pick_key, sizeof pick_key,
                                 cudaMemcpyHostToDevice));
       KMS_CUDA_CHECK(cudaMemcpy(rounds[s].picked_points + static_cast<std::size_t>(e) * d_,
                                 point.data(), d_ * sizeof(float), cudaMemcpyHostToDevice));
-      KMS_CUDA_CHECK(cudaMemcpy(g.run_.centroids[1 - g.cur_].get() + row, centroid.data(),
-                                d_ * sizeof(float), cudaMemcpyHostToDevice));
+      shard(s).setNextCentroid(static_cast<std::size_t>(empties[e]), centroid.data());
     }
   }
-  for (std::size_t s = 0; s < active_; ++s) {
-    CudaEngine& g = shard(s);
-    g.activate();
-    launchReshift(g.run_.centroids[g.cur_].get(), g.run_.centroids[1 - g.cur_].get(),
-                  g.run_.scalars.get(), g.run_.report_device, g.updateParams(), g.compute_.get());
-    if (g.keepsBounds()) g.describeCentroids(steps[s]);  // the update described the old ones
-    g.events_.after_update.record(g.compute_.get());
-  }
+  for (std::size_t s = 0; s < active_; ++s)
+    shard(s).finishReseed(steps[s]);
 }
 
 void ShardedEngine::mergeParts(Snapshot& out, const IterationStats& stats, double copy_ms) {
@@ -571,14 +469,8 @@ void ShardedEngine::assign(const std::vector<float>& centred_centroids,
 
 void ShardedEngine::keepHistory() {
   if (!config_.keep_history) return;
-  CudaEngine& g = shard(0);
-  g.activate();
-  const std::size_t kd = static_cast<std::size_t>(k_) * d_;
-  std::vector<float> centred(kd);
-  KMS_CUDA_CHECK(cudaMemcpyAsync(centred.data(), g.run_.centroids[g.cur_].get(), kd * sizeof(float),
-                                 cudaMemcpyDeviceToHost, g.compute_.get()));
-  g.compute_.synchronize();
-  recordHistory(toDataUnits(centred.data(), kd, summary_.mid), centred, k_, d_, last_);
+  const std::vector<float> centred = shard(0).currentCentroids();
+  recordHistory(toDataUnits(centred.data(), centred.size(), summary_.mid), centred, k_, d_, last_);
 }
 
 }  // namespace kms::cuda

@@ -47,10 +47,8 @@ class ShardedEngine final : public Engine {
   std::vector<float> fetchRow(std::size_t i) const;
   void seedRandom();
   /// k-means++ (greedy or plain) across GPUs, drawing exactly the single GPU's points.
-  template <typename LabelT>
   void seedPlusPlus(bool greedy);
   /// The point D² sampling draws with uniform number u at step j (the single GPU's pick).
-  template <typename LabelT>
   std::vector<float> drawRow(const std::vector<double>& chunk_sums, int j, double u) const;
   /// The all-reduce between the iteration's two parts, on every GPU's stream.
   void sumAcrossGpus();
