@@ -1,5 +1,7 @@
 #include "kmeans/engine.h"
 
+#include "common/centring.h"
+
 #include <stdexcept>
 #include <string>
 
@@ -17,11 +19,32 @@ bool Engine::takeCapturedSnapshot(Snapshot& out) {
   return true;
 }
 
-void Engine::recordHistory(const std::vector<float>& centroids, const std::vector<float>& centred,
-                           int k, int d, const IterationStats& stats) {
-  history_k_ = k;
-  history_d_ = d;
-  history_.push_back({centroids, centred, stats});
+void Engine::resetRun() {
+  iteration_ = 0;
+  converged_ = false;
+  last_ = IterationStats{};
+  history_.clear();
+}
+
+void Engine::beginRun() {
+  resetRun();
+  recordHistory();
+}
+
+void Engine::endIteration(const IterationStats& stats) {
+  ++iteration_;
+  converged_ = stats.converged;
+  last_ = stats;
+  recordHistory();
+}
+
+void Engine::recordHistory() {
+  if (!config_.keep_history) return;
+  CentroidsNow now = centroidsForHistory();
+  std::vector<float> centroids = toDataUnits(now.centred.data(), now.centred.size(), *now.mid);
+  history_k_ = config_.k;
+  history_d_ = static_cast<int>(now.mid->size());
+  history_.push_back({std::move(centroids), std::move(now.centred), last_});
 }
 
 void Engine::snapshotAt(int iteration, Snapshot& out) {

@@ -16,12 +16,17 @@ class FailingGpuEngine final : public Engine {
   explicit FailingGpuEngine(int failAt) : cpu_(createCpuEngine(2)), failAt_(failAt) {}
 
   BackendInfo info() const override { return {"cuda", "Injected GPU (fails at a chosen step)"}; }
-  void setData(const DataView& data) override { check(), cpu_->setData(data); }
+  void setData(const DataView& data) override {
+    check();
+    cpu_->setData(data);
+    resetRun();
+  }
   void initialize(const KMeansConfig& config) override {
     check();
     cpu_->initialize(config);
     config_ = config;
     config_.keep_history = false;  // the history lives in the engine underneath
+    beginRun();
   }
   IterationStats step() override {
     check();
@@ -29,16 +34,18 @@ class FailingGpuEngine final : public Engine {
       broken_ = true;
       check();
     }
-    return cpu_->step();
+    const IterationStats stats = cpu_->step();
+    endIteration(stats);
+    return stats;
   }
   void snapshot(Snapshot& out) override { check(), cpu_->snapshot(out); }
   void assign(const std::vector<float>& centred, std::vector<std::int32_t>& labels) override {
     check(), cpu_->assign(centred, labels);
   }
-  int iteration() const override { return cpu_->iteration(); }
-  bool converged() const override { return cpu_->converged(); }
 
  private:
+  CentroidsNow centroidsForHistory() const override { return {}; }  // keeps no history
+
   void check() const {
     if (broken_)
       throw DeviceError(

@@ -143,9 +143,9 @@ class Engine {
   virtual bool takeCapturedSnapshot(Snapshot& out);
 
   /// Number of completed iterations since initialize().
-  virtual int iteration() const = 0;
+  int iteration() const { return iteration_; }
   /// The last iteration passed the convergence test.
-  virtual bool converged() const = 0;
+  bool converged() const { return converged_; }
   /// Converged, or max_iterations reached.
   bool finished() const;
 
@@ -168,18 +168,36 @@ class Engine {
     return interrupt_ != nullptr && interrupt_->load(std::memory_order_relaxed);
   }
 
-  /// Backends call this when keep_history is set: with the initial centroids at the end of
-  /// initialize() (after clearHistory()), then after every step(). Data units and the engine's
-  /// centred frame, k × d each.
-  void recordHistory(const std::vector<float>& centroids, const std::vector<float>& centred, int k,
-                     int d, const IterationStats& stats);
-  void clearHistory() { history_.clear(); }
+  // The run's bookkeeping, the same for every backend: a backend calls resetRun() when it
+  // takes new data, beginRun() at the end of initialize(), and endIteration() at the end of
+  // every iteration (step() or each iteration of steps()); the history of keep_history, the
+  // iteration count, convergence and the latest stats are kept here.
+
+  /// No run (new data).
+  void resetRun();
+  /// A run starts at iteration 0; with keep_history its starting centroids are recorded.
+  void beginRun();
+  /// An iteration ended with `stats`: counted, its convergence and stats kept, and with
+  /// keep_history its centroids recorded.
+  void endIteration(const IterationStats& stats);
+  /// The centroids the latest iteration (or initialize()) left, for the history: centred (k × d)
+  /// and the midpoint they are centred on (data units are centred + mid).
+  struct CentroidsNow {
+    std::vector<float> centred;
+    const std::vector<float>* mid = nullptr;
+  };
+  virtual CentroidsNow centroidsForHistory() const = 0;
 
   KMeansConfig config_;
   bool snapshot_requested_ = false;
   const std::atomic<bool>* interrupt_ = nullptr;
+  int iteration_ = 0;       ///< completed iterations of the run
+  bool converged_ = false;  ///< the latest iteration passed the convergence test
+  IterationStats last_;     ///< the latest iteration's stats
 
  private:
+  void recordHistory();
+
   struct HistoryEntry {
     std::vector<float> centroids, centred;
     IterationStats stats;

@@ -43,8 +43,7 @@ void CpuEngine::setData(const DataView& data) {
   d_ = data.d;
   has_data_ = true;
   initialized_ = false;
-  iteration_ = 0;
-  converged_ = false;
+  resetRun();
   coord_scale_.resize(d_);
   for (int c = 0; c < d_; ++c)
     coord_scale_[c] = exact::pow2f(summary_.fixed.coord_exp[c]);
@@ -94,18 +93,12 @@ void CpuEngine::initialize(const KMeansConfig& config) {
   kept_.changed = 0;
   bounds_.assign(data_.counts ? 2 * data_.n : 0, 0.0f);
   shifts_.assign(static_cast<std::size_t>(k_) + 1, 0.0f);
-  iteration_ = 0;
-  converged_ = false;
-  last_ = IterationStats{};
   initialized_ = true;
-  clearHistory();
-  keepHistory();
+  beginRun();
 }
 
-void CpuEngine::keepHistory() {
-  if (!config_.keep_history) return;
-  recordHistory(toDataUnits(centroids_.data(), centroids_.size(), summary_.mid), centroids_, k_, d_,
-                last_);
+Engine::CentroidsNow CpuEngine::centroidsForHistory() const {
+  return {centroids_, &summary_.mid};
 }
 
 void CpuEngine::initRandom() {
@@ -507,10 +500,7 @@ IterationStats CpuEngine::step() {
                                           summary_.scale, config_.tolerance);
   stats.ms.update_ms = msSince(t0);
 
-  ++iteration_;
-  converged_ = stats.converged;
-  last_ = stats;
-  keepHistory();
+  endIteration(stats);
   return stats;
 }
 

@@ -21,8 +21,6 @@ class CpuEngine final : public Engine {
   void snapshot(Snapshot& out) override;
   void assign(const std::vector<float>& centred_centroids,
               std::vector<std::int32_t>& labels) override;
-  int iteration() const override { return iteration_; }
-  bool converged() const override { return converged_; }
 
  private:
   /// Per-worker exact sums of one assignment pass.
@@ -42,7 +40,7 @@ class CpuEngine final : public Engine {
   void initGiven();
   void transposeCentroids();
   /// With keep_history: records the current centroids and the last stats.
-  void keepHistory();
+  CentroidsNow centroidsForHistory() const override;
   void assignChunk(std::size_t chunk, Accumulator& acc, std::vector<float>& dist);
   /// One row of compact data (distinct values with counts): Hamerly's bounds settle it when
   /// they can, else the full search; moves its m·q(x) between clusters when its label changes.
@@ -78,10 +76,6 @@ class CpuEngine final : public Engine {
   Accumulator kept_;
   std::vector<float> bounds_;  // n × (upper, lower), valid once labels_ are
   std::vector<float> shifts_;  // k + 1: each centroid's last move, inflated; [k] the largest
-
-  int iteration_ = 0;
-  bool converged_ = false;
-  IterationStats last_;
 };
 
 }  // namespace kms

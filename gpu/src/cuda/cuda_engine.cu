@@ -250,8 +250,7 @@ void CudaEngine::loadData(const DataView& data, const DataSummary* given) {
   if (points_on_device && !data.weights && d == 1) indexSortedRuns(data_bytes);
   data_.axis = axis;
   data_.loaded = true;
-  iteration_ = 0;
-  converged_ = false;
+  resetRun();
 }
 
 void CudaEngine::releaseData() {
@@ -376,10 +375,8 @@ void CudaEngine::startRun() {
   capture_.pending = false;
   capture_.iteration = -1;
   snapshot_requested_ = false;
-  iteration_ = 0;
-  converged_ = false;
-  last_ = IterationStats{};
   initialized_ = true;
+  beginRun();  // a shard's configuration keeps no history: its ShardedEngine does
 }
 
 void CudaEngine::requireInitialized() const {

@@ -56,8 +56,6 @@ class CudaEngine final : public Engine {
               std::vector<std::int32_t>& labels) override;
   void requestSnapshot() override { snapshot_requested_ = true; }
   bool takeCapturedSnapshot(Snapshot& out) override;
-  int iteration() const override { return iteration_; }
-  bool converged() const override { return converged_; }
 
   /// Device memory held for the current data and k, in bytes.
   std::size_t deviceBytes() const;
@@ -225,7 +223,7 @@ class CudaEngine final : public Engine {
   /// copy was synchronous).
   void fillSnapshot(Snapshot& out, double copy_ms);
   /// With keep_history: copies the current centroids to the host and records them.
-  void keepHistory();
+  CentroidsNow centroidsForHistory() const override;
 
   int device_ = 0;
   /// max_device_bytes (0: free memory), the path switches (cuda) and the test hooks.
@@ -304,10 +302,6 @@ class CudaEngine final : public Engine {
     int iteration = -1;
     IterationStats stats;
   } capture_;
-
-  int iteration_ = 0;
-  bool converged_ = false;
-  IterationStats last_;
 };
 
 }  // namespace kms::cuda

@@ -32,11 +32,8 @@ void CudaEngine::assign(const std::vector<float>& centred_centroids,
   compute_.synchronize();
 }
 
-void CudaEngine::keepHistory() {
-  if (!config_.keep_history) return;
-  const std::vector<float> centred = currentCentroids();
-  recordHistory(toDataUnits(centred.data(), centred.size(), data_.summary.mid), centred, k_,
-                data_.d, last_);
+Engine::CentroidsNow CudaEngine::centroidsForHistory() const {
+  return {currentCentroids(), &data_.summary.mid};
 }
 
 }  // namespace kms::cuda

@@ -55,8 +55,6 @@ void CudaEngine::initialize(const KMeansConfig& config) {
     }
   }
   startRun();
-  clearHistory();
-  keepHistory();
 }
 
 template <typename LabelT>

@@ -123,10 +123,7 @@ IterationStats CudaEngine::finishStep(const PendingStep& p, const IterationRepor
   cur_ = 1 - cur_;  // swap centroid buffers: the update's output is now current
   latest_ = p.out_half;
   first_iteration_ = false;
-  ++iteration_;
-  converged_ = stats.converged;
-  last_ = stats;
-  keepHistory();
+  endIteration(stats);
   if (p.capture) {
     frozen_ = p.out_half;
     issueCapture(iteration_, stats);

@@ -140,8 +140,7 @@ void ShardedEngine::setData(const DataView& data) {
   n_ = data.n;
   d_ = data.d;
   has_data_ = true;
-  iteration_ = 0;
-  converged_ = false;
+  resetRun();
 }
 
 void ShardedEngine::requireInitialized() const {
@@ -178,16 +177,12 @@ void ShardedEngine::initialize(const KMeansConfig& config) {
   }
   for (std::size_t s = 0; s < active_; ++s)
     shard(s).startRun();
-  iteration_ = 0;
-  converged_ = false;
-  last_ = IterationStats{};
   snapshot_requested_ = false;
   capture_pending_ = false;
   parts_.assign(active_, Snapshot{});
   part_taken_.assign(active_, false);
   initialized_ = true;
-  clearHistory();
-  keepHistory();
+  beginRun();
 }
 
 void ShardedEngine::broadcastCentroids(const float* centred, std::size_t first_row,
@@ -329,16 +324,13 @@ IterationStats ShardedEngine::step() {
   IterationStats stats = per_gpu[0];
   stats.ms = per_gpu[slowest].ms;
   stats.ms.copy_ms = *std::max_element(copy_ms.begin(), copy_ms.end());
-  ++iteration_;
-  converged_ = stats.converged;
-  last_ = stats;
   if (steps[0].capture) {  // a new capture replaces one not fully taken
     snapshot_requested_ = false;
     capture_pending_ = true;
     captured_stats_ = stats;
     part_taken_.assign(active_, false);
   }
-  keepHistory();
+  endIteration(stats);
   return stats;
 }
 
@@ -467,10 +459,8 @@ void ShardedEngine::assign(const std::vector<float>& centred_centroids,
               labels.begin() + static_cast<std::ptrdiff_t>(first_row_[s]));
 }
 
-void ShardedEngine::keepHistory() {
-  if (!config_.keep_history) return;
-  const std::vector<float> centred = shard(0).currentCentroids();
-  recordHistory(toDataUnits(centred.data(), centred.size(), summary_.mid), centred, k_, d_, last_);
+Engine::CentroidsNow ShardedEngine::centroidsForHistory() const {
+  return {shard(0).currentCentroids(), &summary_.mid};
 }
 
 }  // namespace kms::cuda

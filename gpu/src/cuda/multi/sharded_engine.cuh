@@ -31,8 +31,6 @@ class ShardedEngine final : public Engine {
   void assign(const std::vector<float>& centred_centroids,
               std::vector<std::int32_t>& labels) override;
   bool takeCapturedSnapshot(Snapshot& out) override;
-  int iteration() const override { return iteration_; }
-  bool converged() const override { return converged_; }
 
   /// GPUs holding rows of the current data (small data use fewer than were listed).
   int activeShards() const { return static_cast<int>(active_); }
@@ -58,7 +56,7 @@ class ShardedEngine final : public Engine {
   void reseedAcross(const std::vector<CudaEngine::PendingStep>& steps, int empty_count);
   /// Merges the GPUs' snapshots (labels in row order) into `out`.
   void mergeParts(Snapshot& out, const IterationStats& stats, double copy_ms);
-  void keepHistory();
+  CentroidsNow centroidsForHistory() const override;
   /// The communicator over the first `gpus` devices (made on first use).
   AllReduce& communicatorFor(std::size_t gpus);
 
@@ -74,9 +72,6 @@ class ShardedEngine final : public Engine {
   bool has_data_ = false;
   bool initialized_ = false;
   int k_ = 0;
-  int iteration_ = 0;
-  bool converged_ = false;
-  IterationStats last_;
   // Background captures: every GPU captures the same iteration; the parts are merged once all
   // have arrived.
   bool capture_pending_ = false;
