@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine with device-gui/run.tar.xz carried along: device-run/new holds a build
 # (gpu_tests, engine_tests, kmeans-bench, libkmeans_engine.so) and device-run/old an earlier
-# build's libkmeans_engine.so. The same kmeans-bench binary runs on both libraries in one call
-# (the engine's public headers must be the same in both builds).
+# build's kmeans-bench and libkmeans_engine.so. Both benchmarks run in one call, alternating, on
+# the same machine.
 #   bash scripts/device/compare-run.sh tests|bench|multi ...   (BENCH_ARGS adds options)
 set -uo pipefail
 OUT=${OUT:-/tmp/kms-out}
@@ -25,7 +25,7 @@ for step in "$@"; do
       for round in $(seq 1 "${ROUNDS:-2}"); do
         for lib in old new; do
           echo "== kmeans-bench on the $lib library, round $round =="
-          LD_LIBRARY_PATH=$R/$lib timeout 280 "$R/new/kmeans-bench" --no-cpu ${BENCH_ARGS:-} \
+          LD_LIBRARY_PATH=$R/$lib timeout 280 "$R/$lib/kmeans-bench" --no-cpu ${BENCH_ARGS:-} \
             --markdown "$OUT/bench-$lib-$round.md" > "$OUT/bench-$lib-$round.log" 2>&1
           echo "exit status $?"
         done
