@@ -30,6 +30,9 @@ for step in "$@"; do
           echo "exit status $?"
         done
       done
-      grep -h "^|" "$OUT"/bench-*-1.md | head -3 ;;
+      # At most 8 files come back: the tables together, one log of each library.
+      for f in "$OUT"/bench-*-*.md; do echo "## $(basename "$f" .md)"; cat "$f"; done > "$OUT/bench-all.md"
+      rm -f "$OUT"/bench-*-*.md "$OUT"/bench-*-[2-9].log
+      grep -h "^|" "$OUT/bench-all.md" | head -3 ;;
   esac
 done
