@@ -182,6 +182,10 @@ std::vector<BenchCase> benchCases(bool quick, const Photo* photo) {
        .whole_runs = true},
       // General data in d = 16 (the compact kernels since d ≤ 16 and k ≤ 256 serve plain points).
       {std::to_string(million) + " pts, d=16, k=256", "mix-d16", million, 16, 256, 0.0, false},
+      // High-dimensional rows (the shapes of embeddings; Flash-KMeans' own benchmark shape first).
+      {std::to_string(2 * million) + " pts, d=128, k=1024", "mix-d128", 2 * million, 128, 1024, 0.0,
+       false},
+      {std::to_string(million) + " pts, d=768, k=1024", "mix-d768", million, 768, 1024, 0.0, false},
   };
   // The photo row by row (no point tiles), for the comparison in one run.
   for (const std::size_t i : {std::size_t(0), std::size_t(1), std::size_t(2)}) {

@@ -2,6 +2,7 @@
 
 #include "cuda/families/assign_kernels.cuh"
 #include "cuda/families/compact_rows.cuh"
+#include "cuda/families/high_dim.cuh"
 #include "cuda/families/point_tiles.cuh"
 #include "cuda/families/row_groups.cuh"
 #include "cuda/families/sorted_runs.cuh"
@@ -28,6 +29,7 @@ constexpr Entry kFamilies[] = {
     {PointTilesFamily::fits, make<PointTilesFamily>},    // d ≤ 4, millions of points
     {CompactRowsFamily::fits, make<CompactRowsFamily>},  // d ≤ 16, bounds per row
     {WideRowsFamily::fits, make<WideRowsFamily>},        // 17 ≤ d ≤ 64, bounds per row
+    {HighDimFamily::fits, make<HighDimFamily>},          // d > 64: tiled over d, kept sums
 };
 
 }  // namespace

@@ -1,0 +1,376 @@
+#include "cuda/families/high_dim.cuh"
+
+#include <algorithm>
+
+#include "common/exact_math.h"
+#include "cuda/cuda_check.cuh"
+#include "cuda/families/bounds_family.cuh"
+#include "cuda/families/planner.cuh"
+#include "cuda/kernels/assign_args.cuh"
+#include "cuda/kernels/assign_common.cuh"
+#include "cuda/kernels/assign_tiled_kernel.cuh"
+#include "cuda/kernels/iteration_kernels.cuh"
+
+namespace kms::cuda {
+namespace {
+
+constexpr int kThreads = 256;   // 16 × 16: each thread a 4 × 4 tile of row-centroid products
+constexpr int kRows = 64;       // rows a block tile holds
+constexpr int kCentroids = 64;  // centroids an inner tile holds
+constexpr int kSlice = 32;      // coordinates staged at a time
+constexpr int kSumThreads = 256;
+
+__host__ __device__ constexpr int paddedDims(int d) {
+  return (d + kSlice - 1) / kSlice * kSlice;
+}
+
+/// Shared memory of the assignment: the rows' coordinates (all of them, or one slice) and one
+/// slice of a centroid tile, both transposed.
+std::size_t assignSharedBytes(int d, bool rows_resident) {
+  const std::size_t row_slots = rows_resident ? paddedDims(d) : kSlice;
+  return (row_slots * kRows + static_cast<std::size_t>(kSlice) * kCentroids) * sizeof(float);
+}
+
+/// ‖c‖² of every centroid, a thread each, sequential FMAs (the order tieBoundFor assumes).
+__global__ void centroidNormsKernel(const float* __restrict__ centroids, int k, int d,
+                                    float* norms) {
+  const int j = blockIdx.x * blockDim.x + threadIdx.x;
+  if (j >= k) return;
+  const float* c = centroids + static_cast<std::size_t>(j) * d;
+  float s = 0.0f;
+  for (int t = 0; t < d; ++t)
+    s = fmaf(c[t], c[t], s);
+  norms[j] = s;
+}
+
+/// ‖x − c‖² exactly as the CPU backend computes it (exactDistance for a d known at run time).
+__device__ float exactDistanceAt(const float* x, const float* c, int d) {
+  float s = 0.0f;
+  for (int t = 0; t < d; ++t) {
+    const float diff = exact::sub(x[t], c[t]);
+    s = exact::add(s, exact::mul(diff, diff));
+  }
+  return s;
+}
+
+/// The exact nearest of all k centroids, ties to the lower index (exactNearest).
+__device__ int exactNearestAt(const float* x, const float* centroids, int d, int k,
+                              float& distance) {
+  int best = 0;
+  float best_dist = INFINITY;
+  for (int j = 0; j < k; ++j) {
+    const float s = exactDistanceAt(x, centroids + static_cast<std::size_t>(j) * d, d);
+    if (s < best_dist) {
+      best_dist = s;
+      best = j;
+    }
+  }
+  distance = best_dist;
+  return best;
+}
+
+/// tieBound (assign_common.cuh) with the number of coordinates known at run time: the fast
+/// score's rounding error for d terms summed in order by FMAs, and the exact form's, for both
+/// candidates (the proof in docs/engine.md holds for any d with d·u < 1/8).
+__device__ __forceinline__ float tieBoundFor(int d, float x_norm, float best_norm,
+                                             float second_norm) {
+  const float err = 8.0f * static_cast<float>(d + 4) * 5.9604645e-8f;
+  return err * (x_norm + best_norm + second_norm) + 1e-37f;
+}
+
+/// The rows [first, first + 64) of `src` (n × d, rows past `limit` zero), coordinates
+/// [c0, c0 + 32·slices) (past d zero), into dst[coordinate − c0][row]. Consecutive threads take
+/// consecutive rows, so the shared stores fall in distinct banks; each row's 32-byte sectors are
+/// reused from L1 by the following coordinates.
+__device__ __forceinline__ void stageRows(float* dst, const float* __restrict__ src,
+                                          std::size_t first, std::size_t limit, int d, int c0,
+                                          int slices) {
+  const int total = slices * kSlice * kRows;
+  for (int idx = static_cast<int>(threadIdx.x); idx < total; idx += kThreads) {
+    const int r = idx & (kRows - 1), c = idx / kRows;
+    const std::size_t row = first + r;
+    const int coordinate = c0 + c;
+    dst[c * kRows + r] = row < limit && coordinate < d ? __ldg(src + row * d + coordinate) : 0.0f;
+  }
+}
+
+/// Assignment: a block takes 64 rows at a time against every centroid tile of 64, the products
+/// summed slice by slice of 32 coordinates; each thread keeps the best three scores of its four
+/// rows (Nearest3), the 16 threads sharing rows merge them, and one thread a row makes its label
+/// exact (its best centroid's exact distance; where the scores are too close to call, the exact
+/// distances of the best two, or of all k).
+template <typename LabelT>
+__global__ void __launch_bounds__(kThreads, 2)
+    highDimAssignKernel(AssignArgs<LabelT> a, const float* __restrict__ norms, int rows_resident) {
+  extern __shared__ __align__(16) float shared[];
+  const int d = a.d, k = a.k, dp = paddedDims(d);
+  float* xs = shared;                                          // [dp or 32][64] rows, transposed
+  float* cs = shared + (rows_resident ? dp : kSlice) * kRows;  // [32][64] centroids, transposed
+  const int tid = static_cast<int>(threadIdx.x);
+  const int ty = tid >> 4;  // rows 4·ty … 4·ty + 3 of the tile
+  const int tx = tid & 15;  // centroids 4·tx … 4·tx + 3 of each inner tile
+  const bool weighted = a.weights != nullptr;
+  if (blockIdx.x == 0) clearForNextStages(a);
+
+  double inertia = 0.0;
+  unsigned long long changed = 0;
+  for (std::size_t base = static_cast<std::size_t>(blockIdx.x) * kRows; base < a.n;
+       base += static_cast<std::size_t>(gridDim.x) * kRows) {
+    __syncthreads();  // the previous tile's rows are no longer read
+    if (rows_resident) {
+      stageRows(xs, a.points, base, a.n, d, 0, dp / kSlice);
+      __syncthreads();
+    }
+    Nearest3 near[4];
+    for (int tile = 0; tile < k; tile += kCentroids) {
+      float acc[4][4];
+#pragma unroll
+      for (int i = 0; i < 4; ++i)
+#pragma unroll
+        for (int j = 0; j < 4; ++j)
+          acc[i][j] = 0.0f;
+      for (int c0 = 0; c0 < dp; c0 += kSlice) {
+        __syncthreads();  // the slice before is no longer read
+        if (!rows_resident) stageRows(xs, a.points, base, a.n, d, c0, 1);
+        stageRows(cs, a.centroids, static_cast<std::size_t>(tile), static_cast<std::size_t>(k), d,
+                  c0, 1);
+        __syncthreads();
+        const float* x_slice = rows_resident ? xs + c0 * kRows : xs;
+#pragma unroll 8
+        for (int c = 0; c < kSlice; ++c) {
+          const float4 xv = *reinterpret_cast<const float4*>(x_slice + c * kRows + 4 * ty);
+          const float4 cv = *reinterpret_cast<const float4*>(cs + c * kCentroids + 4 * tx);
+          const float xr[4] = {xv.x, xv.y, xv.z, xv.w};
+          const float cr[4] = {cv.x, cv.y, cv.z, cv.w};
+#pragma unroll
+          for (int i = 0; i < 4; ++i)
+#pragma unroll
+            for (int j = 0; j < 4; ++j)
+              acc[i][j] = fmaf(xr[i], cr[j], acc[i][j]);
+        }
+      }
+#pragma unroll
+      for (int j = 0; j < 4; ++j) {
+        const int index = tile + 4 * tx + j;
+        if (index < k) {
+          const float norm = __ldg(norms + index);
+#pragma unroll
+          for (int i = 0; i < 4; ++i)
+            near[i].add(fmaf(-2.0f, acc[i][j], norm), index);  // ‖c‖² − 2x·c
+        }
+      }
+    }
+#pragma unroll
+    for (int mask = 1; mask < 16; mask <<= 1)
+#pragma unroll
+      for (int i = 0; i < 4; ++i)
+        near[i].merge(mask);
+
+    if (tx < 4) {  // thread tx finishes row 4·ty + tx
+      Nearest3 mine = near[0];
+#pragma unroll
+      for (int i = 1; i < 4; ++i)
+        if (tx == i) mine = near[i];
+      const std::size_t gi = base + 4 * ty + tx;
+      if (gi < a.n) {
+        const float* x = a.points + gi * d;
+        int label = mine.i1;
+        float dist = exactDistanceAt(x, a.centroids + static_cast<std::size_t>(label) * d, d);
+        if (mine.v2 < INFINITY) {
+          float x_norm = 0.0f;
+          for (int c = 0; c < d; ++c)
+            x_norm = fmaf(x[c], x[c], x_norm);
+          // Norm bounds from the triangle inequality, ‖c‖ ≤ ‖x‖ + ‖x − c‖ with
+          // ‖x − c‖² ≈ score + ‖x‖², for the best and the third.
+          const float r1 = sqrtf(x_norm) + sqrtf(fmaxf(0.0f, mine.v1 + x_norm));
+          const float r3 = sqrtf(x_norm) + sqrtf(fmaxf(0.0f, mine.v3 + x_norm));
+          const float bound = tieBoundFor(dp, x_norm, 1.01f * r1 * r1, 1.01f * r3 * r3);
+          if (!(mine.v2 - mine.v1 > bound)) {
+            if (mine.v3 - mine.v1 > bound) {  // only the best two can be nearest
+              const float d2 =
+                  exactDistanceAt(x, a.centroids + static_cast<std::size_t>(mine.i2) * d, d);
+              if (d2 < dist || (d2 == dist && mine.i2 < label)) {
+                dist = d2;
+                label = mine.i2;
+              }
+            } else {
+              label = exactNearestAt(x, a.centroids, d, k, dist);
+            }
+          }
+        }
+        // Distances that overflow float (data near its range): the CPU's answer is its first
+        // centroid at ∞ or below — search exactly.
+        if (!(dist < INFINITY)) label = exactNearestAt(x, a.centroids, d, k, dist);
+        const float w = weighted ? __ldg(a.weights + gi) : 1.0f;
+        inertia += weighted ? static_cast<double>(exact::mul(dist, w)) : static_cast<double>(dist);
+        const LabelT new_label = static_cast<LabelT>(label);
+        if (a.labels_in == nullptr || a.labels_in[gi] != new_label) ++changed;
+        a.labels_out[gi] = new_label;
+      }
+    }
+  }
+  writeBlockScalars<kThreads>(inertia, changed, a.block_inertia, a.block_changed);
+}
+
+/// The kept sums: each row whose label changed since the sums last saw it (every row on the
+/// first iteration) moves from its old cluster's row of `totals` to its new one's, a warp a row
+/// at a time, by 64-bit integer atomics (exact and order-free: the totals are the same whatever
+/// order the rows arrive in). Once the labels settle, the pass reads labels, not rows.
+template <typename LabelT>
+__global__ void __launch_bounds__(kSumThreads)
+    highDimSumKernel(AccumulateArgs<LabelT> a, long long* totals) {
+  const int d = a.d;
+  const int lane = static_cast<int>(threadIdx.x) & 31;
+  const bool weighted = a.weights != nullptr;
+  const std::size_t warps_total = static_cast<std::size_t>(gridDim.x) * (kSumThreads / 32);
+  const std::size_t warp_id =
+      static_cast<std::size_t>(blockIdx.x) * (kSumThreads / 32) + (threadIdx.x >> 5);
+  auto* sums = reinterpret_cast<unsigned long long*>(totals);
+  for (std::size_t base = warp_id * 32; base < a.n; base += warps_total * 32) {
+    const int count = a.n - base < 32 ? static_cast<int>(a.n - base) : 32;
+    const std::size_t mine = base + lane;
+    const int my_label = lane < count ? static_cast<int>(a.labels[mine]) : 0;
+    const int my_old = (lane < count && !a.full) ? static_cast<int>(a.summed_labels[mine]) : -1;
+    const unsigned moved = __ballot_sync(kFullWarp, lane < count && my_label != my_old);
+    if (moved == 0u) continue;
+    if ((moved >> lane) & 1u) a.summed_labels[mine] = static_cast<LabelT>(my_label);
+    const float my_weight = (lane < count && weighted) ? __ldg(a.weights + mine) : 1.0f;
+    for (int t = 0; t < 32; ++t) {
+      if (!((moved >> t) & 1u)) continue;  // uniform across the warp
+      const int label = __shfl_sync(kFullWarp, my_label, t);
+      const int old = __shfl_sync(kFullWarp, my_old, t);
+      const float w = __shfl_sync(kFullWarp, my_weight, t);
+      const float* row = a.points + (base + t) * d;
+      unsigned long long* to = sums + static_cast<std::size_t>(label) * (d + 1);
+      unsigned long long* from =
+          old >= 0 ? sums + static_cast<std::size_t>(old) * (d + 1) : nullptr;
+      for (int c = lane; c < d; c += 32) {
+        const float v = __ldg(row + c);
+        const long long q =
+            exact::quantize(weighted ? exact::mul(v, w) : v, __ldg(a.coord_scale + c));
+        atomicAdd(to + c, static_cast<unsigned long long>(q));
+        if (from) atomicAdd(from + c, static_cast<unsigned long long>(-q));
+      }
+      if (lane == 0) {
+        const long long q = weighted ? exact::quantize(w, a.weight_scale) : 1;
+        atomicAdd(to + d, static_cast<unsigned long long>(q));
+        if (from) atomicAdd(from + d, static_cast<unsigned long long>(-q));
+      }
+    }
+  }
+}
+
+}  // namespace
+
+bool HighDimFamily::fits(const FamilyPlanInput& in) {
+  return in.data.d > 64 && !in.data.summary.fixed.counted;
+}
+
+HighDimFamily::HighDimFamily(const FamilyPlanInput& in) {
+  const int d = in.data.d;
+  // The rows' every coordinate stays in shared memory while two blocks still fit a
+  // multiprocessor; otherwise a slice at a time beside the centroids'. (The kernel waits on
+  // shared-memory loads: keeping d = 768's rows resident at one block a multiprocessor was
+  // slower than restaging them at two — docs/experiments.md.)
+  const std::size_t half_sm = in.limits.shared_per_multiprocessor / 2;
+  rows_resident_ = assignSharedBytes(d, true) + 2048 <= half_sm &&
+                   assignSharedBytes(d, true) <= in.limits.max_shared_per_block;
+  plan_.threads = kThreads;
+  plan_.shared_bytes = assignSharedBytes(d, rows_resident_);
+  withLabelBytes(in.label_bytes, [&](auto label_type) {
+    auto kernel = highDimAssignKernel<decltype(label_type)>;
+    KMS_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                        static_cast<int>(plan_.shared_bytes)));
+    int per_sm = 0;
+    KMS_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kThreads,
+                                                                 plan_.shared_bytes));
+    const std::size_t tiles = (in.data.n + kRows - 1) / kRows;
+    plan_.blocks = static_cast<int>(std::max<std::size_t>(
+        1, std::min<std::size_t>(
+               tiles, static_cast<std::size_t>(in.limits.multiprocessors) * std::max(per_sm, 1))));
+  });
+  plan_.sum_threads = kSumThreads;
+  plan_.sum_blocks = in.limits.multiprocessors * 4;
+}
+
+std::size_t HighDimFamily::runBytes(const PlacedData&, int k) const {
+  return static_cast<std::size_t>(k) * sizeof(float);
+}
+
+void HighDimFamily::allocate(const PlacedData&, int k) {
+  label_bytes_ = k <= 256 ? 1 : 2;
+  norms_.resize(k);
+}
+
+void HighDimFamily::enqueue(PlacedData& data, const RunBuffers& run, Part part,
+                            const Launch& launch) {
+  withLabelBytes(label_bytes_, [&](auto label_type) {
+    enqueueAs<decltype(label_type)>(data, run, part, launch);
+  });
+}
+
+template <typename LabelT>
+void HighDimFamily::enqueueAs(PlacedData& data, const RunBuffers& run, Part part,
+                              const Launch& launch) {
+  const cudaStream_t s = launch.stream;
+  IterationEvents& events = *launch.events;
+  const int k = run.k, d = data.d;
+  if (part == Part::kUpdate) {  // a shard, after the all-reduce into global_totals
+    events.update_start.recordInGraph(s);
+    launchUpdate(run.global_totals, run.centroids[run.cur], run.centroids[1 - run.cur],
+                 run.empty_flags, run.scalars, run.report, run.update, s);
+    events.after_update.recordInGraph(s);
+    return;
+  }
+  AssignArgs<LabelT> a;
+  a.points = data.points.get();
+  a.weights = data.weightsOrNull();
+  a.n = data.n;
+  a.d = d;
+  a.k = k;
+  a.centroids = run.centroids[run.cur];
+  a.labels_in =
+      run.in_half < 0 ? nullptr : reinterpret_cast<const LabelT*>(run.half(run.in_half, data.n));
+  a.labels_out = reinterpret_cast<LabelT*>(run.half(run.out_half, data.n));
+  a.coord_scale = data.coord_scale.get();
+  a.weight_scale = exact::pow2f(data.summary.fixed.weight_exp);
+  a.block_inertia = run.block_inertia;
+  a.block_changed = run.block_changed;
+  a.clear = reinterpret_cast<unsigned long long*>(run.scalars);
+  a.clear_words = sizeof(IterationScalars) / sizeof(unsigned long long);
+  a.clear_totals = reinterpret_cast<unsigned long long*>(run.totals);
+  // The sums are kept across iterations: zeroed for the run's first iteration only.
+  a.clear_totals_words = run.in_half < 0 ? static_cast<std::size_t>(k) * (d + 1) : 0;
+
+  events.start.recordInGraph(s);
+  centroidNormsKernel<<<(k + 255) / 256, 256, 0, s>>>(a.centroids, k, d, norms_.get());
+  KMS_CHECK_LAUNCH();
+  highDimAssignKernel<LabelT>
+      <<<plan_.blocks, kThreads, plan_.shared_bytes, s>>>(a, norms_.get(), rows_resident_ ? 1 : 0);
+  KMS_CHECK_LAUNCH();
+  events.after_assign.recordInGraph(s);
+
+  AccumulateArgs<LabelT> sums;
+  sums.points = a.points;
+  sums.weights = a.weights;
+  sums.n = data.n;
+  sums.d = d;
+  sums.k = k;
+  sums.labels = a.labels_out;
+  sums.summed_labels = reinterpret_cast<LabelT*>(run.half(kSummedLabels, data.n));
+  sums.full = run.in_half < 0;
+  sums.coord_scale = a.coord_scale;
+  sums.weight_scale = a.weight_scale;
+  highDimSumKernel<LabelT><<<plan_.sum_blocks, kSumThreads, 0, s>>>(sums, run.totals);
+  KMS_CHECK_LAUNCH();
+  launchReduce(nullptr, plan_.blocks, 0, run.totals, run.block_inertia, run.block_changed, nullptr,
+               plan_.blocks, run.scalars, s);
+  events.after_reduce.recordInGraph(s);
+  if (part == Part::kSums) return;
+
+  launchUpdate(run.totals, run.centroids[run.cur], run.centroids[1 - run.cur], run.empty_flags,
+               run.scalars, run.report, run.update, s);
+  events.after_update.recordInGraph(s);
+}
+
+}  // namespace kms::cuda

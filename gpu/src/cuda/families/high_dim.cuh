@@ -1,0 +1,45 @@
+// High-dimensional rows: unweighted or weighted data of d > 64 (embeddings, descriptors), any k
+// the labels hold. The assignment is tiled like a matrix product over the rows, the centroids and
+// d itself (no n × k matrix is stored; each row's best three scores stay in registers), then each
+// row's label is made exact: its best centroid's exact distance, and where the fast scores are
+// too close to call, the exact distances of the candidates. The sums are kept across iterations
+// and moved only for the rows whose label changed, with exact integer atomics.
+#pragma once
+
+#include "cuda/families/kernel_family.cuh"
+
+namespace kms::cuda {
+
+struct FamilyPlanInput;
+
+class HighDimFamily final : public KernelFamily {
+ public:
+  /// Rows of d > 64 without counts (counted data keep the generic kernel).
+  static bool fits(const FamilyPlanInput& in);
+  explicit HighDimFamily(const FamilyPlanInput& in);
+
+  const char* name() const override { return "high-dimensional rows"; }
+  /// The two label halves and the labels the kept sums hold.
+  int labelArrays() const override { return 3; }
+  std::size_t runBytes(const PlacedData& data, int k) const override;
+  void allocate(const PlacedData& data, int k) override;
+  void startRun(PlacedData&, const RunBuffers&, cudaStream_t) override {}
+  void enqueue(PlacedData& data, const RunBuffers& run, Part part, const Launch& launch) override;
+  std::size_t deviceBytes() const override { return norms_.bytes(); }
+  void release() override { norms_.release(); }
+
+  /// The label array of the labels the kept sums hold.
+  static constexpr int kSummedLabels = 2;
+
+ private:
+  template <typename LabelT>
+  void enqueueAs(PlacedData& data, const RunBuffers& run, Part part, const Launch& launch);
+
+  std::size_t label_bytes_ = 1;
+  /// Whether a block keeps its rows' every coordinate in shared memory (d small enough), or
+  /// stages them a slice of d at a time with the centroids'.
+  bool rows_resident_ = false;
+  DeviceBuffer<float> norms_;  ///< ‖c‖² of the iteration's centroids
+};
+
+}  // namespace kms::cuda

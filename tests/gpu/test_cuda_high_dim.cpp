@@ -1,0 +1,107 @@
+// High-dimensional rows (d > 64, families/high_dim.cu): trajectories against the CPU backend —
+// labels and centroids bit for bit every iteration — on blobs and uniform data from d = 65 to
+// 1,024, with weights, 16-bit labels (k up to 5,000), and rows constructed on and just off the
+// bisector of two centroids, where the fast scores cannot tell them apart and the exact
+// re-ranking decides.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "gpu_test_support.h"
+#include "kmeans/backend.h"
+#include "support/reference_kmeans.h"
+
+namespace kms::test {
+namespace {
+
+struct HighDimCase {
+  std::size_t n;
+  int d;
+  int k;
+  bool weighted;
+  InitMethod init;
+};
+
+class HighDimGpuVersusCpu : public ::testing::TestWithParam<HighDimCase> {};
+
+TEST_P(HighDimGpuVersusCpu, SameTrajectoryAsTheCpu) {
+  KMS_REQUIRE_CUDA();
+  const HighDimCase c = GetParam();
+  const std::vector<float> p =
+      blobPoints(c.n, c.d, std::max(2, c.k / 2), 31 + c.d + c.k, 4.0f, 1.0f);
+  std::vector<float> w;
+  if (c.weighted) {
+    std::mt19937 rng(c.d);
+    std::uniform_real_distribution<float> weight(0.25f, 4.0f);
+    w.resize(c.n);
+    for (float& x : w)
+      x = weight(rng);
+  }
+  KMeansConfig config;
+  config.k = c.k;
+  config.init = c.init;
+  config.seed = 5 + c.d;
+  config.empty_clusters = EmptyClusterPolicy::ReseedFarthest;
+  expectSameTrajectory(DataView{p.data(), c.n, c.d, c.weighted ? w.data() : nullptr}, config, 8);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Shapes, HighDimGpuVersusCpu,
+    ::testing::Values(HighDimCase{3000, 65, 7, false, InitMethod::KMeansPlusPlus},
+                      HighDimCase{20000, 128, 100, false, InitMethod::GreedyKMeansPlusPlus},
+                      HighDimCase{20000, 128, 100, true, InitMethod::KMeansPlusPlus},
+                      HighDimCase{8000, 96, 300, false, InitMethod::Random},  // 16-bit labels
+                      HighDimCase{6000, 300, 64, true, InitMethod::Random},
+                      HighDimCase{3000, 768, 40, false, InitMethod::KMeansPlusPlus},
+                      HighDimCase{2500, 1024, 33, false, InitMethod::Random},
+                      HighDimCase{30000, 96, 5000, false, InitMethod::Random}),
+    [](const ::testing::TestParamInfo<HighDimCase>& info) {
+      return "n" + std::to_string(info.param.n) + "_d" + std::to_string(info.param.d) + "_k" +
+             std::to_string(info.param.k) + (info.param.weighted ? "_w" : "");
+    });
+
+// Rows on the bisector of two centroids and a few ulps off it, in every coordinate's scale:
+// the fast scores ‖c‖² − 2x·c of the two are equal within their rounding, so only the exact
+// distances (in the CPU's order) decide — ties to the lower index.
+class HighDimNearTies : public ::testing::TestWithParam<int> {};
+
+TEST_P(HighDimNearTies, ExactDistancesDecide) {
+  KMS_REQUIRE_CUDA();
+  const int d = GetParam();
+  const int k = 4;
+  std::mt19937 rng(7 + d);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  // Centroids: a, its mirror image in the first coordinate's hyperplane, and two far away.
+  std::vector<float> centroids(static_cast<std::size_t>(k) * d);
+  for (int c = 0; c < d; ++c) {
+    const float v = normal(rng);
+    centroids[c] = v;
+    centroids[d + c] = c == 0 ? -v : v;
+    centroids[2 * d + c] = v + 40.0f;
+    centroids[3 * d + c] = v - 40.0f;
+  }
+  centroids[0] = 0.75f;
+  centroids[d] = -0.75f;
+  const std::size_t n = 4096;
+  std::vector<float> p(n * d);
+  for (std::size_t i = 0; i < n; ++i) {
+    for (int c = 0; c < d; ++c)
+      p[i * d + c] = centroids[c] + 0.5f * normal(rng);
+    // On the bisector (x₀ = 0), or a few ulps of the scale off it either way.
+    const int off = static_cast<int>(i % 9) - 4;
+    p[i * d] = off == 0 ? 0.0f : std::ldexp(static_cast<float>(off), -22);
+  }
+  KMeansConfig config = givenCentroids(centroids, k);
+  expectSameTrajectory(DataView{p.data(), n, d}, config, 3);
+}
+
+INSTANTIATE_TEST_SUITE_P(Dims, HighDimNearTies, ::testing::Values(65, 128, 768, 1024),
+                         [](const ::testing::TestParamInfo<int>& info) {
+                           return "d" + std::to_string(info.param);
+                         });
+
+}  // namespace
+}  // namespace kms::test
