@@ -14,21 +14,25 @@
 namespace kms::cuda {
 namespace {
 
-constexpr int kThreads = 256;   // 16 × 16: each thread a 4 × 4 tile of row-centroid products
-constexpr int kRows = 64;       // rows a block tile holds
-constexpr int kCentroids = 64;  // centroids an inner tile holds
-constexpr int kSlice = 32;      // coordinates staged at a time
+constexpr int kThreads = 256;  // 16 × 16 threads, each an R × R tile of row-centroid products
+constexpr int kHalf = 64;      // a thread's rows (and centroids) come 4 from each 64
+constexpr int kSlice = 32;     // coordinates staged at a time
 constexpr int kSumThreads = 256;
 
 __host__ __device__ constexpr int paddedDims(int d) {
   return (d + kSlice - 1) / kSlice * kSlice;
 }
 
+/// Rows (and centroids) a block tile holds with R × R tiles a thread: 64 or 128.
+__host__ __device__ constexpr int tileRows(int R) {
+  return 16 * R;
+}
+
 /// Shared memory of the assignment: the rows' coordinates (all of them, or one slice) and one
 /// slice of a centroid tile, both transposed.
-std::size_t assignSharedBytes(int d, bool rows_resident) {
+std::size_t assignSharedBytes(int d, bool rows_resident, int R) {
   const std::size_t row_slots = rows_resident ? paddedDims(d) : kSlice;
-  return (row_slots * kRows + static_cast<std::size_t>(kSlice) * kCentroids) * sizeof(float);
+  return (row_slots + kSlice) * static_cast<std::size_t>(tileRows(R)) * sizeof(float);
 }
 
 /// ‖c‖² of every centroid, a thread each, sequential FMAs (the order tieBoundFor assumes).
@@ -82,6 +86,7 @@ __device__ __forceinline__ float tieBoundFor(int d, float x_norm, float best_nor
 /// [c0, c0 + 32·slices) (past d zero), into dst[coordinate − c0][row]. Consecutive threads take
 /// consecutive rows, so the shared stores fall in distinct banks; each row's 32-byte sectors are
 /// reused from L1 by the following coordinates.
+template <int kRows>
 __device__ __forceinline__ void stageRows(float* dst, const float* __restrict__ src,
                                           std::size_t first, std::size_t limit, int d, int c0,
                                           int slices) {
@@ -94,21 +99,33 @@ __device__ __forceinline__ void stageRows(float* dst, const float* __restrict__ 
   }
 }
 
-/// Assignment: a block takes 64 rows at a time against every centroid tile of 64, the products
-/// summed slice by slice of 32 coordinates; each thread keeps the best three scores of its four
-/// rows (Nearest3), the 16 threads sharing rows merge them, and one thread a row makes its label
-/// exact (its best centroid's exact distance; where the scores are too close to call, the exact
-/// distances of the best two, or of all k).
-template <typename LabelT>
-__global__ void __launch_bounds__(kThreads, 2)
-    highDimAssignKernel(AssignArgs<LabelT> a, const float* __restrict__ norms, int rows_resident) {
+/// The tile row (or centroid) of a thread's i-th row (column) at group position t: four from
+/// each 64, so that the 16 threads of a group load 16 contiguous floats each time.
+__device__ __forceinline__ int tilePlace(int i, int t) {
+  return (i >> 2) * kHalf + 4 * t + (i & 3);
+}
+
+/// Assignment: a block takes 16R rows at a time against every centroid tile of 16R, the products
+/// summed slice by slice of 32 coordinates. Thread (ty, tx) owns rows 4ty … 4ty + 3 of each 64
+/// of the tile and the same centroids by tx — R² products in registers for R/2 16-byte shared
+/// loads a coordinate (each load contiguous across the 16 threads of a row group, so free of bank
+/// conflicts). R = 8 (128 rows, one block a multiprocessor) where the rows' coordinates stay in
+/// shared memory; R = 4 (64 rows, two blocks) where they are staged a slice at a time. Each thread
+/// keeps the best three scores of its eight rows (Nearest3), the 16 threads sharing rows merge
+/// them, and one thread a row makes its label exact (its best centroid's exact distance; where the
+/// scores are too close to call, the exact distances of the best two, or of all k).
+template <int R, typename LabelT>
+__global__ void __launch_bounds__(kThreads, 8 / R)
+    highDimAssignKernel(AssignArgs<LabelT> a, const float* __restrict__ norms) {
+  constexpr int kRows = tileRows(R), kCentroids = tileRows(R);
+  constexpr bool rows_resident = R == 8;
   extern __shared__ __align__(16) float shared[];
   const int d = a.d, k = a.k, dp = paddedDims(d);
-  float* xs = shared;                                          // [dp or 32][64] rows, transposed
-  float* cs = shared + (rows_resident ? dp : kSlice) * kRows;  // [32][64] centroids, transposed
+  float* xs = shared;                                          // [dp or 32][16R] rows, transposed
+  float* cs = shared + (rows_resident ? dp : kSlice) * kRows;  // [32][16R] centroids, transposed
   const int tid = static_cast<int>(threadIdx.x);
-  const int ty = tid >> 4;  // rows 4·ty … 4·ty + 3 of the tile
-  const int tx = tid & 15;  // centroids 4·tx … 4·tx + 3 of each inner tile
+  const int ty = tid >> 4;  // rows 4·ty … 4·ty + 3 and 64 + 4·ty … of the tile
+  const int tx = tid & 15;  // centroids 4·tx … 4·tx + 3 and 64 + 4·tx … of each inner tile
   const bool weighted = a.weights != nullptr;
   if (blockIdx.x == 0) clearForNextStages(a);
 
@@ -117,45 +134,51 @@ __global__ void __launch_bounds__(kThreads, 2)
   for (std::size_t base = static_cast<std::size_t>(blockIdx.x) * kRows; base < a.n;
        base += static_cast<std::size_t>(gridDim.x) * kRows) {
     __syncthreads();  // the previous tile's rows are no longer read
-    if (rows_resident) {
-      stageRows(xs, a.points, base, a.n, d, 0, dp / kSlice);
+    if constexpr (rows_resident) {
+      stageRows<kRows>(xs, a.points, base, a.n, d, 0, dp / kSlice);
       __syncthreads();
     }
-    Nearest3 near[4];
+    Nearest3 near[R];
     for (int tile = 0; tile < k; tile += kCentroids) {
-      float acc[4][4];
+      float acc[R][R];
 #pragma unroll
-      for (int i = 0; i < 4; ++i)
+      for (int i = 0; i < R; ++i)
 #pragma unroll
-        for (int j = 0; j < 4; ++j)
+        for (int j = 0; j < R; ++j)
           acc[i][j] = 0.0f;
       for (int c0 = 0; c0 < dp; c0 += kSlice) {
         __syncthreads();  // the slice before is no longer read
-        if (!rows_resident) stageRows(xs, a.points, base, a.n, d, c0, 1);
-        stageRows(cs, a.centroids, static_cast<std::size_t>(tile), static_cast<std::size_t>(k), d,
-                  c0, 1);
+        if (!rows_resident) stageRows<kRows>(xs, a.points, base, a.n, d, c0, 1);
+        stageRows<kCentroids>(cs, a.centroids, static_cast<std::size_t>(tile),
+                              static_cast<std::size_t>(k), d, c0, 1);
         __syncthreads();
         const float* x_slice = rows_resident ? xs + c0 * kRows : xs;
-#pragma unroll 8
+#pragma unroll 4
         for (int c = 0; c < kSlice; ++c) {
-          const float4 xv = *reinterpret_cast<const float4*>(x_slice + c * kRows + 4 * ty);
-          const float4 cv = *reinterpret_cast<const float4*>(cs + c * kCentroids + 4 * tx);
-          const float xr[4] = {xv.x, xv.y, xv.z, xv.w};
-          const float cr[4] = {cv.x, cv.y, cv.z, cv.w};
+          const float* xc = x_slice + c * kRows + 4 * ty;
+          const float* cc = cs + c * kCentroids + 4 * tx;
+          float xr[R], cr[R];
 #pragma unroll
-          for (int i = 0; i < 4; ++i)
+          for (int h = 0; h < R / 4; ++h) {
+            const float4 xv = *reinterpret_cast<const float4*>(xc + h * kHalf);
+            const float4 cv = *reinterpret_cast<const float4*>(cc + h * kHalf);
+            xr[4 * h] = xv.x, xr[4 * h + 1] = xv.y, xr[4 * h + 2] = xv.z, xr[4 * h + 3] = xv.w;
+            cr[4 * h] = cv.x, cr[4 * h + 1] = cv.y, cr[4 * h + 2] = cv.z, cr[4 * h + 3] = cv.w;
+          }
 #pragma unroll
-            for (int j = 0; j < 4; ++j)
+          for (int i = 0; i < R; ++i)
+#pragma unroll
+            for (int j = 0; j < R; ++j)
               acc[i][j] = fmaf(xr[i], cr[j], acc[i][j]);
         }
       }
 #pragma unroll
-      for (int j = 0; j < 4; ++j) {
-        const int index = tile + 4 * tx + j;
+      for (int j = 0; j < R; ++j) {
+        const int index = tile + tilePlace(j, tx);
         if (index < k) {
           const float norm = __ldg(norms + index);
 #pragma unroll
-          for (int i = 0; i < 4; ++i)
+          for (int i = 0; i < R; ++i)
             near[i].add(fmaf(-2.0f, acc[i][j], norm), index);  // ‖c‖² − 2x·c
         }
       }
@@ -163,15 +186,15 @@ __global__ void __launch_bounds__(kThreads, 2)
 #pragma unroll
     for (int mask = 1; mask < 16; mask <<= 1)
 #pragma unroll
-      for (int i = 0; i < 4; ++i)
+      for (int i = 0; i < R; ++i)
         near[i].merge(mask);
 
-    if (tx < 4) {  // thread tx finishes row 4·ty + tx
+    if (tx < R) {  // thread tx finishes its group's row tx
       Nearest3 mine = near[0];
 #pragma unroll
-      for (int i = 1; i < 4; ++i)
+      for (int i = 1; i < R; ++i)
         if (tx == i) mine = near[i];
-      const std::size_t gi = base + 4 * ty + tx;
+      const std::size_t gi = base + tilePlace(tx, ty);
       if (gi < a.n) {
         const float* x = a.points + gi * d;
         int label = mine.i1;
@@ -268,23 +291,21 @@ bool HighDimFamily::fits(const FamilyPlanInput& in) {
 
 HighDimFamily::HighDimFamily(const FamilyPlanInput& in) {
   const int d = in.data.d;
-  // The rows' every coordinate stays in shared memory while two blocks still fit a
-  // multiprocessor; otherwise a slice at a time beside the centroids'. (The kernel waits on
-  // shared-memory loads: keeping d = 768's rows resident at one block a multiprocessor was
-  // slower than restaging them at two — docs/experiments.md.)
-  const std::size_t half_sm = in.limits.shared_per_multiprocessor / 2;
-  rows_resident_ = assignSharedBytes(d, true) + 2048 <= half_sm &&
-                   assignSharedBytes(d, true) <= in.limits.max_shared_per_block;
+  // The rows' every coordinate stays in shared memory while the block fits (128 rows of d up to
+  // about 400); otherwise a slice at a time beside the centroids'.
+  rows_resident_ = assignSharedBytes(d, true, 8) <= in.limits.max_shared_per_block;
+  const int R = rows_resident_ ? 8 : 4;
   plan_.threads = kThreads;
-  plan_.shared_bytes = assignSharedBytes(d, rows_resident_);
+  plan_.shared_bytes = assignSharedBytes(d, rows_resident_, R);
   withLabelBytes(in.label_bytes, [&](auto label_type) {
-    auto kernel = highDimAssignKernel<decltype(label_type)>;
+    using LabelT = decltype(label_type);
+    auto kernel = rows_resident_ ? highDimAssignKernel<8, LabelT> : highDimAssignKernel<4, LabelT>;
     KMS_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                         static_cast<int>(plan_.shared_bytes)));
     int per_sm = 0;
     KMS_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kThreads,
                                                                  plan_.shared_bytes));
-    const std::size_t tiles = (in.data.n + kRows - 1) / kRows;
+    const std::size_t tiles = (in.data.n + tileRows(R) - 1) / tileRows(R);
     plan_.blocks = static_cast<int>(std::max<std::size_t>(
         1, std::min<std::size_t>(
                tiles, static_cast<std::size_t>(in.limits.multiprocessors) * std::max(per_sm, 1))));
@@ -345,8 +366,12 @@ void HighDimFamily::enqueueAs(PlacedData& data, const RunBuffers& run, Part part
   events.start.recordInGraph(s);
   centroidNormsKernel<<<(k + 255) / 256, 256, 0, s>>>(a.centroids, k, d, norms_.get());
   KMS_CHECK_LAUNCH();
-  highDimAssignKernel<LabelT>
-      <<<plan_.blocks, kThreads, plan_.shared_bytes, s>>>(a, norms_.get(), rows_resident_ ? 1 : 0);
+  if (rows_resident_)
+    highDimAssignKernel<8, LabelT>
+        <<<plan_.blocks, kThreads, plan_.shared_bytes, s>>>(a, norms_.get());
+  else
+    highDimAssignKernel<4, LabelT>
+        <<<plan_.blocks, kThreads, plan_.shared_bytes, s>>>(a, norms_.get());
   KMS_CHECK_LAUNCH();
   events.after_assign.recordInGraph(s);
 

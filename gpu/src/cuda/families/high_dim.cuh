@@ -36,8 +36,9 @@ class HighDimFamily final : public KernelFamily {
   void enqueueAs(PlacedData& data, const RunBuffers& run, Part part, const Launch& launch);
 
   std::size_t label_bytes_ = 1;
-  /// Whether a block keeps its rows' every coordinate in shared memory (d small enough), or
-  /// stages them a slice of d at a time with the centroids'.
+  /// Whether a block keeps its 128 rows' every coordinate in shared memory (d up to 384; 8 × 8
+  /// products a thread), or stages 64 rows a slice of d at a time with the centroids' (4 × 4, two
+  /// blocks a multiprocessor).
   bool rows_resident_ = false;
   DeviceBuffer<float> norms_;  ///< ‖c‖² of the iteration's centroids
 };
