@@ -1,5 +1,7 @@
 #include "io/npy_loader.h"
 
+#include <cmath>
+
 #include <QStringList>
 #include <QtEndian>
 
@@ -137,22 +139,37 @@ class HeaderParser {
 };
 
 struct DType {
-  std::size_t bytes = 0;  ///< 4 (float32) or 8 (float64)
+  std::size_t bytes = 0;  ///< 2 (float16), 4 (float32) or 8 (float64)
   bool bigEndian = false;
 };
 
 DType parseDType(const InputFile& file, const NpyHeader& header) {
   if (!header.descrIsString)
-    file.fail(QStringLiteral("structured dtypes are not supported; expected float32 or float64"));
+    file.fail(QStringLiteral(
+        "structured dtypes are not supported; expected float16, float32 or float64"));
   const std::string& d = header.descr;
   const bool known = d.size() == 3 && std::string_view("<>|=").find(d[0]) != std::string::npos &&
-                     (d.substr(1) == "f4" || d.substr(1) == "f8");
+                     (d.substr(1) == "f2" || d.substr(1) == "f4" || d.substr(1) == "f8");
   if (!known)
-    file.fail(QStringLiteral("dtype '%1' is not supported; expected float32 or float64")
+    file.fail(QStringLiteral("dtype '%1' is not supported; expected float16, float32 or float64")
                   .arg(QString::fromStdString(d)));
   // '|' (not applicable) and '=' (native) mean the writer's byte order: take ours.
   const bool big = d[0] == '>' || (d[0] != '<' && QSysInfo::ByteOrder == QSysInfo::BigEndian);
-  return {d[2] == '4' ? std::size_t(4) : std::size_t(8), big};
+  return {static_cast<std::size_t>(d[2] - '0'), big};
+}
+
+/// IEEE 754 binary16 bits as a double: exact (every half-precision value, subnormals, ±∞ and NaN
+/// included, is a float and a double).
+double halfToDouble(quint16 bits) {
+  const int sign = bits >> 15, exponent = (bits >> 10) & 0x1f, mantissa = bits & 0x3ff;
+  double magnitude;
+  if (exponent == 0)
+    magnitude = std::ldexp(double(mantissa), -24);  // subnormal (or zero)
+  else if (exponent == 31)
+    magnitude = mantissa == 0 ? HUGE_VAL : std::nan("");
+  else
+    magnitude = std::ldexp(double(mantissa | 0x400), exponent - 25);
+  return sign ? -magnitude : magnitude;
 }
 
 QString shapeText(const std::vector<std::uint64_t>& shape) {
@@ -217,14 +234,22 @@ DatasetPtr loadNpy(const QString& path, const LoadOptions& options) {
     for (std::size_t i = start; i < end; ++i) {
       const char* p = data + i * dtype.bytes;
       const double value = dtype.bytes == 4 ? double(readElement<float>(p, dtype.bigEndian))
-                                            : readElement<double>(p, dtype.bigEndian);
+                           : dtype.bytes == 8
+                               ? readElement<double>(p, dtype.bigEndian)
+                               : halfToDouble(readElement<quint16>(p, dtype.bigEndian));
       if (!fitsFloat(value))
         file.fail(pointLocation(i / d, i % d) + QStringLiteral(": ") + coordinateProblem(value));
       values[i] = float(value);
     }
     progress.update(double(end) / double(count));
   }
-  return makePointDataset(file, std::size_t(n), int(d), std::move(values));
+  auto dataset = makePointDataset(file, std::size_t(n), int(d), std::move(values));
+  // The engine works in float32: say what the file held.
+  if (dtype.bytes == 2)
+    dataset->notes << QStringLiteral("float16 values, read exactly as float32");
+  else if (dtype.bytes == 8)
+    dataset->notes << QStringLiteral("float64 values, rounded to float32 once when read");
+  return dataset;
 }
 
 }  // namespace kms::app::io

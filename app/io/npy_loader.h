@@ -1,6 +1,7 @@
-// NumPy .npy arrays (format versions 1.0, 2.0 and 3.0). Accepted: dtype float32 or float64 in
-// either byte order ('<f4', '>f8', '|f4', '=f8', ...), C order (fortran_order False), shape
-// (n, d) or (n,) — the latter read as d = 1. Internal to app/io; use loadDataset().
+// NumPy .npy arrays (format versions 1.0, 2.0 and 3.0). Accepted: dtype float16, float32 or
+// float64 in either byte order ('<f2', '<f4', '>f8', '|f4', '=f8', ...; float16 read exactly,
+// float64 rounded to float32 once, each said in the data set's notes), C order (fortran_order
+// False), shape (n, d) or (n,) — the latter read as d = 1. Internal to app/io; use loadDataset().
 #pragma once
 
 #include <QString>

@@ -4,6 +4,7 @@
 #include <QtEndian>
 
 #include <cmath>
+#include <tuple>
 
 #include "test_support.h"
 
@@ -38,6 +39,8 @@ TEST(NpyLoader, Float64AndOtherByteOrdersAreConverted) {
       loadOrFail(files.write("f8.npy", npyFile(dict("<f8", "(2, 2)"), littleEndian(doubles))));
   ASSERT_TRUE(data);
   EXPECT_EQ(data->values, (std::vector<float>{0.5f, -1.25f, 1e30f, 2.0f}));
+  EXPECT_TRUE(
+      data->notes.contains(QStringLiteral("float64 values, rounded to float32 once when read")));
 
   QByteArray big(qsizetype(kFloats.size() * 4), '\0');
   for (std::size_t i = 0; i < kFloats.size(); ++i)
@@ -59,12 +62,46 @@ TEST(NpyLoader, Float64AndOtherByteOrdersAreConverted) {
   EXPECT_EQ(data->values, kFloats);
 }
 
+// float16 is read exactly — normal, subnormal, the largest finite and signed zero — in either
+// byte order, and the notes say what the file held; infinity is named like float32's.
+TEST(NpyLoader, Float16IsReadExactly) {
+  const TempFiles files;
+  // 1, -2.5, 2^-24 (the smallest subnormal), 65504 (the largest finite), -0, 0.333251953125.
+  const std::vector<quint16> halves = {0x3c00, 0xc100, 0x0001, 0x7bff, 0x8000, 0x3555};
+  const std::vector<float> expected = {1.0f,     -2.5f, std::ldexp(1.0f, -24),
+                                       65504.0f, -0.0f, 0.333251953125f};
+  QByteArray little(qsizetype(halves.size() * 2), '\0'), big = little;
+  for (std::size_t i = 0; i < halves.size(); ++i) {
+    qToLittleEndian(halves[i], little.data() + i * 2);
+    qToBigEndian(halves[i], big.data() + i * 2);
+  }
+  for (const auto& [name, descr, bytes] :
+       {std::tuple{"le.npy", "<f2", little}, std::tuple{"be.npy", ">f2", big}}) {
+    const DatasetPtr data = loadOrFail(files.write(name, npyFile(dict(descr, "(3, 2)"), bytes)));
+    ASSERT_TRUE(data) << descr;
+    EXPECT_EQ(data->n, 3u);
+    EXPECT_EQ(data->d, 2);
+    ASSERT_EQ(data->values.size(), expected.size());
+    for (std::size_t i = 0; i < expected.size(); ++i) {
+      EXPECT_EQ(data->values[i], expected[i]) << descr << " value " << i;
+      EXPECT_EQ(std::signbit(data->values[i]), std::signbit(expected[i])) << descr << " " << i;
+    }
+    EXPECT_TRUE(data->notes.contains(QStringLiteral("float16 values, read exactly as float32")))
+        << data->notes.join(QStringLiteral("; ")).toStdString();
+  }
+  QByteArray inf(4, '\0');
+  qToLittleEndian(quint16(0x3c00), inf.data());
+  qToLittleEndian(quint16(0x7c00), inf.data() + 2);  // +∞
+  EXPECT_TRUE(failsToLoad(files.write("inf.npy", npyFile(dict("<f2", "(1, 2)"), inf)),
+                          {"point 1", "coordinate 2"}));
+}
+
 TEST(NpyLoader, UnsupportedDtypesAreNamed) {
   const TempFiles files;
   EXPECT_TRUE(failsToLoad(files.write("i8.npy", npyFile(dict("<i8", "(3,)"), QByteArray(24, '\0'))),
-                          {"dtype '<i8' is not supported; expected float32 or float64"}));
-  EXPECT_TRUE(failsToLoad(files.write("f2.npy", npyFile(dict("<f2", "(3,)"), QByteArray(6, '\0'))),
-                          {"dtype '<f2' is not supported"}));
+                          {"dtype '<i8' is not supported; expected float16, float32 or float64"}));
+  EXPECT_TRUE(failsToLoad(files.write("c8.npy", npyFile(dict("<c8", "(3,)"), QByteArray(24, '\0'))),
+                          {"dtype '<c8' is not supported"}));
   EXPECT_TRUE(failsToLoad(
       files.write("struct.npy", npyFile("{'descr': [('x', '<f4'), ('y', '<f4')], 'fortran_order': "
                                         "False, 'shape': (3,), }",
