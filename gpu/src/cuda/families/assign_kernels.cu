@@ -54,29 +54,9 @@ void AssignKernelsFamily::enqueueAs(PlacedData& data, const RunBuffers& run, Par
   IterationEvents& events = *launch.events;
   const int k = run.k, d = data.d;
   const std::size_t totals_words = static_cast<std::size_t>(k) * (d + 1);
-  if (part == Part::kUpdate) {  // a shard, after the all-reduce into global_totals
-    events.update_start.recordInGraph(s);
-    launchUpdate(run.global_totals, run.centroids[run.cur], run.centroids[1 - run.cur],
-                 run.empty_flags, run.scalars, run.report, run.update, s);
-    events.after_update.recordInGraph(s);
-    return;
-  }
-  AssignArgs<LabelT> a;
-  a.points = data.points.get();
-  a.weights = data.weightsOrNull();
-  a.counts = data.countsOrNull();
-  a.n = data.n;
-  a.d = d;
-  a.k = k;
-  a.centroids = run.centroids[run.cur];
-  a.labels_in =
-      run.in_half < 0 ? nullptr : reinterpret_cast<const LabelT*>(run.half(run.in_half, data.n));
-  a.labels_out = reinterpret_cast<LabelT*>(run.half(run.out_half, data.n));
-  a.coord_scale = data.coord_scale.get();
-  a.weight_scale = exact::pow2f(data.summary.fixed.weight_exp);
+  if (part == Part::kUpdate) return enqueueUpdateFrom(run.global_totals, run, part, launch);
+  AssignArgs<LabelT> a = assignArgsFor<LabelT>(data, run);
   a.sums = plan_.per_block_sums ? block_sums_.get() : run.totals;
-  a.block_inertia = run.block_inertia;
-  a.block_changed = run.block_changed;
   a.block_work = plan_.tensor ? run.block_work : nullptr;
   a.clear = reinterpret_cast<unsigned long long*>(run.scalars);
   a.clear_words = sizeof(IterationScalars) / sizeof(unsigned long long);
@@ -114,10 +94,16 @@ void AssignKernelsFamily::enqueueAs(PlacedData& data, const RunBuffers& run, Par
                run.scalars, s);
   events.after_reduce.recordInGraph(s);
   if (part == Part::kSums) return;
+  enqueueUpdateFrom(run.totals, run, part, launch);
+}
 
-  launchUpdate(run.totals, run.centroids[run.cur], run.centroids[1 - run.cur], run.empty_flags,
+void enqueueUpdateFrom(const long long* totals, const RunBuffers& run, Part part,
+                       const Launch& launch) {
+  const cudaStream_t s = launch.stream;
+  if (part == Part::kUpdate) launch.events->update_start.recordInGraph(s);
+  launchUpdate(totals, run.centroids[run.cur], run.centroids[1 - run.cur], run.empty_flags,
                run.scalars, run.report, run.update, s);
-  events.after_update.recordInGraph(s);
+  launch.events->after_update.recordInGraph(s);
 }
 
 }  // namespace kms::cuda

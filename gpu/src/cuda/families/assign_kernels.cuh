@@ -5,11 +5,39 @@
 // keeps the totals), reduces them and updates.
 #pragma once
 
+#include "common/exact_math.h"
 #include "cuda/families/kernel_family.cuh"
 
 namespace kms::cuda {
 
 struct FamilyPlanInput;
+
+/// The arguments of an assignment over arrangement `run` that every row-ranking family fills the
+/// same way (the sums, the work slots and what block 0 clears are each family's own).
+template <typename LabelT>
+AssignArgs<LabelT> assignArgsFor(const PlacedData& data, const RunBuffers& run) {
+  AssignArgs<LabelT> a;
+  a.points = data.points.get();
+  a.weights = data.weightsOrNull();
+  a.counts = data.countsOrNull();
+  a.n = data.n;
+  a.d = data.d;
+  a.k = run.k;
+  a.centroids = run.centroids[run.cur];
+  a.labels_in =
+      run.in_half < 0 ? nullptr : reinterpret_cast<const LabelT*>(run.half(run.in_half, data.n));
+  a.labels_out = reinterpret_cast<LabelT*>(run.half(run.out_half, data.n));
+  a.coord_scale = data.coord_scale.get();
+  a.weight_scale = exact::pow2f(data.summary.fixed.weight_exp);
+  a.block_inertia = run.block_inertia;
+  a.block_changed = run.block_changed;
+  return a;
+}
+
+/// The update from `totals` (run.totals, or a shard's run.global_totals after the all-reduce,
+/// then with its update_start event), ending with after_update.
+void enqueueUpdateFrom(const long long* totals, const RunBuffers& run, Part part,
+                       const Launch& launch);
 
 class AssignKernelsFamily final : public KernelFamily {
  public:

@@ -4,6 +4,7 @@
 
 #include "common/exact_math.h"
 #include "cuda/cuda_check.cuh"
+#include "cuda/families/assign_kernels.cuh"
 #include "cuda/families/bounds_family.cuh"
 #include "cuda/families/planner.cuh"
 #include "cuda/kernels/assign_args.cuh"
@@ -336,27 +337,8 @@ void HighDimFamily::enqueueAs(PlacedData& data, const RunBuffers& run, Part part
   const cudaStream_t s = launch.stream;
   IterationEvents& events = *launch.events;
   const int k = run.k, d = data.d;
-  if (part == Part::kUpdate) {  // a shard, after the all-reduce into global_totals
-    events.update_start.recordInGraph(s);
-    launchUpdate(run.global_totals, run.centroids[run.cur], run.centroids[1 - run.cur],
-                 run.empty_flags, run.scalars, run.report, run.update, s);
-    events.after_update.recordInGraph(s);
-    return;
-  }
-  AssignArgs<LabelT> a;
-  a.points = data.points.get();
-  a.weights = data.weightsOrNull();
-  a.n = data.n;
-  a.d = d;
-  a.k = k;
-  a.centroids = run.centroids[run.cur];
-  a.labels_in =
-      run.in_half < 0 ? nullptr : reinterpret_cast<const LabelT*>(run.half(run.in_half, data.n));
-  a.labels_out = reinterpret_cast<LabelT*>(run.half(run.out_half, data.n));
-  a.coord_scale = data.coord_scale.get();
-  a.weight_scale = exact::pow2f(data.summary.fixed.weight_exp);
-  a.block_inertia = run.block_inertia;
-  a.block_changed = run.block_changed;
+  if (part == Part::kUpdate) return enqueueUpdateFrom(run.global_totals, run, part, launch);
+  AssignArgs<LabelT> a = assignArgsFor<LabelT>(data, run);  // counts: never (fits())
   a.clear = reinterpret_cast<unsigned long long*>(run.scalars);
   a.clear_words = sizeof(IterationScalars) / sizeof(unsigned long long);
   a.clear_totals = reinterpret_cast<unsigned long long*>(run.totals);
@@ -392,10 +374,7 @@ void HighDimFamily::enqueueAs(PlacedData& data, const RunBuffers& run, Part part
                plan_.blocks, run.scalars, s);
   events.after_reduce.recordInGraph(s);
   if (part == Part::kSums) return;
-
-  launchUpdate(run.totals, run.centroids[run.cur], run.centroids[1 - run.cur], run.empty_flags,
-               run.scalars, run.report, run.update, s);
-  events.after_update.recordInGraph(s);
+  enqueueUpdateFrom(run.totals, run, part, launch);
 }
 
 }  // namespace kms::cuda
