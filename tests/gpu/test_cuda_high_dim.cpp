@@ -12,6 +12,7 @@
 
 #include "gpu_test_support.h"
 #include "kmeans/backend.h"
+#include "kmeans/testing.h"
 #include "support/reference_kmeans.h"
 
 namespace kms::test {
@@ -62,6 +63,57 @@ INSTANTIATE_TEST_SUITE_P(
       return "n" + std::to_string(info.param.n) + "_d" + std::to_string(info.param.d) + "_k" +
              std::to_string(info.param.k) + (info.param.weighted ? "_w" : "");
     });
+
+// The family against the generic kernel it replaced (CudaTuning::high_dim_rows = false): the
+// same labels and centroids every iteration, weights included.
+TEST(HighDimFamily, MatchesTheGenericKernel) {
+  KMS_REQUIRE_CUDA();
+  const int d = 160;
+  const std::size_t n = 6000;
+  const std::vector<float> p = blobPoints(n, d, 12, 77, 4.0f, 1.0f);
+  std::vector<float> w(n);
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<float> weight(0.5f, 2.0f);
+  for (float& x : w)
+    x = weight(rng);
+  TestingOptions generic;
+  generic.cuda.high_dim_rows = false;
+  auto family = createEngine(BackendKind::Cuda, TestingOptions{}).engine;
+  auto plain = createEngine(BackendKind::Cuda, generic).engine;
+  const DataView view{p.data(), n, d, w.data()};
+  family->setData(view);
+  plain->setData(view);
+  KMeansConfig config;
+  config.k = 24;
+  config.seed = 8;
+  config.tolerance = 0;
+  family->initialize(config);
+  plain->initialize(config);
+  for (int t = 1; t <= 6; ++t) {
+    const IterationStats a = family->step(), b = plain->step();
+    EXPECT_EQ(a.changed, b.changed) << "iteration " << t;
+    Snapshot sa, sb;
+    family->snapshot(sa);
+    plain->snapshot(sb);
+    ASSERT_EQ(sa.labels, sb.labels) << "iteration " << t;
+    ASSERT_EQ(sa.centroids, sb.centroids) << "iteration " << t;
+  }
+}
+
+// Data streamed from host memory (nothing fits the device): the kernels read the mapped rows
+// in place, with the same results.
+TEST(HighDimFamily, StreamedFromHostMemoryMatchesTheCpu) {
+  KMS_REQUIRE_CUDA();
+  const int d = 200;
+  const std::size_t n = 3000;
+  const std::vector<float> p = blobPoints(n, d, 10, 5, 4.0f, 1.0f);
+  TestingOptions streamed;
+  streamed.max_device_bytes = 1;
+  KMeansConfig config;
+  config.k = 20;
+  config.seed = 2;
+  expectSameTrajectory(DataView{p.data(), n, d}, config, 5, streamed);
+}
 
 // Rows on the bisector of two centroids and a few ulps off it, in every coordinate's scale:
 // the fast scores ‖c‖² − 2x·c of the two are equal within their rounding, so only the exact

@@ -311,6 +311,22 @@ TEST(CudaMultiGpu, PointTilesOnOneGpuMatchTheShards) {
   expectSameRun(e, config, 25);
 }
 
+// d > 64: the high-dimensional family on one GPU and on every GPU (each sums its own rows'
+// changes; the update reads the all-reduced totals), with re-seeding — the same run.
+TEST(CudaMultiGpu, HighDimensionalRowsMatchOneGpu) {
+  KMS_REQUIRE_GPUS(2);
+  const int d = 96;
+  const std::vector<float> p = blobs(5 * kChunk + 91, d, 30, 41);
+  EnginePair e = enginesOn(DataView{p.data(), p.size() / d, d});
+  KMeansConfig config;
+  config.k = 40;
+  config.seed = 6;
+  config.tolerance = 0;
+  config.init = InitMethod::GreedyKMeansPlusPlus;
+  config.empty_clusters = EmptyClusterPolicy::ReseedFarthest;
+  expectSameRun(e, config, 8);
+}
+
 TEST(CudaMultiGpu, SmallDataRunOnOneOfTheGpus) {
   KMS_REQUIRE_GPUS(2);
   const int d = 3;

@@ -44,6 +44,9 @@ struct CudaTuning {
   /// Rows of 17 ≤ d ≤ 64 and k ≤ 256 (no weights) keep a distance bound each, with the sums kept
   /// across iterations (the wide rows family). false: every row ranked every iteration.
   bool distance_bounds = true;
+  /// Rows of d > 64 without counts run on the high-dimensional family (tiled over d, sums kept
+  /// across iterations). false: the generic assignment kernel, for comparisons.
+  bool high_dim_rows = true;
   /// One-dimensional data (no weights) are indexed as sorted runs with exact prefix sums: an
   /// iteration finds each centroid's rows by a search (k ≤ 32, one GPU). Skipped when its memory
   /// (about 60 bytes per row) is not free or the data span less than 2^-40 or 2^58 or more.

@@ -19,7 +19,7 @@ bool ChunkedCopies::reserve(const float* host_points, const std::uint32_t* host_
   KMS_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
   const std::size_t held = resident_points_.bytes() + resident_counts_.bytes();
   free_bytes += held;  // given back first if the kept chunks change
-  // What the run allocates after this (its bounds, each chunk's block results) is not ours.
+  // What the run allocates after this (each chunk's block results) is not ours.
   free_bytes = free_bytes > pending_bytes ? free_bytes - pending_bytes : 0;
   // Two copy buffers in at most half the free memory: the rest stays for other programs. Larger
   // chunks for data of more than kMaxChunks of them: each chunk has its own slots of block

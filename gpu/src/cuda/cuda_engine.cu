@@ -364,6 +364,8 @@ void CudaEngine::startRun() {
   // engine's GPU, not on whichever GPU was current last.
   activate();
   const cudaStream_t s = compute_.get();
+  reseed_.candidates.release();  // a sharded seeding's scratch: the seeding is over
+  reseed_.potentials.release();
   KMS_CUDA_CHECK(cudaMemsetAsync(run_.counters.get(), 0, run_.counters.bytes(), s));
   family_->startRun(data_, runBuffers(0, -1, 0), s);
   compute_.synchronize();

@@ -1,8 +1,8 @@
 // The CUDA backend: exact Lloyd k-means with double-buffered device state.
 //
 // Buffers and ordering (docs/engine.md has the full picture):
-//  - centroids_[cur_] are the centroids an iteration assigns with; its update writes
-//    centroids_[1 − cur_], then the two are swapped by index (no copy).
+//  - run_.centroids[cur_] are the centroids an iteration assigns with; its update writes
+//    run_.centroids[1 − cur_], then the two are swapped by index (no copy).
 //  - Two label halves. Iterations normally update the latest half in place. When a snapshot is
 //    requested, the iteration writes the other half instead and that half is frozen while the
 //    copy stream moves it to pinned memory; following iterations read it and write the other
@@ -18,6 +18,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <utility>
 
 #include "common/principal_axis.h"
 #include "common/thread_pool.h"
@@ -59,8 +60,6 @@ class CudaEngine final : public Engine {
 
   /// Device memory held for the current data and k, in bytes.
   std::size_t deviceBytes() const;
-  /// The kernel family of the current run (kmeans-bench's report); null before initialize().
-  const KernelFamily* family() const { return family_.get(); }
 
   // ---- One GPU of a sharded run (sharded_engine.cuh) -----------------------------------------
   // ShardedEngine drives one CudaEngine per GPU through these and nothing else: it loads each
@@ -173,7 +172,7 @@ class CudaEngine final : public Engine {
   RunBuffers runBuffers(int cur, int in_half, int out_half) const;
   Launch launchOn() { return Launch{compute_.get(), &events_, dependentLaunches()}; }
   /// Sorted runs keep their labels by run: writes every row's label of the iteration that ran
-  /// with centroids_[cur] into label half `half`, where the family keeps them otherwise.
+  /// with run_.centroids[cur] into label half `half`, where the family keeps them otherwise.
   void writeRowLabels(int cur, int half);
   /// steps(): a loop of `count` iterations on the device, the family's.
   void launchLoop(int count, bool stop_on_empty, bool stop_on_converged);
@@ -188,10 +187,7 @@ class CudaEngine final : public Engine {
   /// Calls f(LabelT{}) with the run's label type (labelBytes()).
   template <typename F>
   void withLabelType(F&& f) const {
-    if (labelBytes() == 1)
-      f(std::uint8_t{});
-    else
-      f(std::uint16_t{});
+    withLabelBytes(labelBytes(), std::forward<F>(f));
   }
   /// Whether the run prunes with bounds and keeps its sums across iterations (its family's).
   bool keepsBounds() const { return family_ && family_->keepsBounds(); }
@@ -200,7 +196,7 @@ class CudaEngine final : public Engine {
   }
   void requireInitialized() const;
   void checkFits(std::size_t bytes, const char* what, std::size_t reusable) const;
-  /// Streamed data's chunks on the device (chunked_) give their memory back when `bytes` (with
+  /// Streamed data's chunks on the device (data_.chunked) give their memory back when `bytes` (with
   /// `reusable` of this engine's own) would not fit beside them; the iterations then read the
   /// data in place.
   void yieldChunksFor(std::size_t bytes, std::size_t reusable);
@@ -211,7 +207,7 @@ class CudaEngine final : public Engine {
   /// memory is free (otherwise the iterations look at every row, with the same results).
   void indexPointTiles(std::size_t data_bytes);
   /// loadData, after the point tiles: the groups of equal rows when the rows repeat
-  /// (EngineOptions::cuda_repeated_rows) and their memory is free.
+  /// (CudaTuning::repeated_rows) and their memory is free.
   void indexRepeatGroups(std::size_t data_bytes);
   /// loadData, for data of d = 1 on the device: the sorted runs when they are enabled and their
   /// memory is free (otherwise the compact kernels, with the same results).
@@ -268,9 +264,8 @@ class CudaEngine final : public Engine {
     }
   } run_;
   int cur_ = 0;
-  DeviceBuffer<unsigned char> labels_;  // label arrays of n labels (uint8 for k ≤ 256, else uint16)
-  int latest_ = 0;                      // half holding the newest labels
-  int frozen_ = -1;                     // half being copied to the host, or −1
+  int latest_ = 0;   // half holding the newest labels
+  int frozen_ = -1;  // half being copied to the host, or −1
   bool first_iteration_ = true;
   /// Iteration graphs by buffer arrangement (cur, in_half, out_half); cleared when buffers change.
   std::map<int, GraphExec> graphs_;

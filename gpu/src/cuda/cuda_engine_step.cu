@@ -9,7 +9,7 @@
 namespace kms::cuda {
 namespace {
 
-/// Tests (EngineOptions::cuda_fault_at_iteration): a kernel that stops with a trap, the way an
+/// Tests (TestHooks::fault_at_iteration): a kernel that stops with a trap, the way an
 /// out-of-bounds access or an assertion in a real kernel ends — the context is lost for good.
 __global__ void trapKernel() {
   __trap();

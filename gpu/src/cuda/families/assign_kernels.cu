@@ -2,7 +2,6 @@
 
 #include "common/exact_math.h"
 #include "cuda/cuda_check.cuh"
-#include "cuda/families/bounds_family.cuh"
 #include "cuda/families/planner.cuh"
 #include "cuda/kernels/assign_launch.cuh"
 

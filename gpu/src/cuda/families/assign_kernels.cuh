@@ -1,5 +1,5 @@
-// The assignment kernels: every other shape — weighted data, d > 64, k beyond the compact and
-// wide kernels, counted data outside them (assign_launch.cuh). Each iteration ranks every row
+// The assignment kernels: every other shape — weighted data or k beyond the compact and wide
+// kernels at d ≤ 64, counted data of d > 64 (assign_launch.cuh). Each iteration ranks every row
 // (FP32 SIMT, the register-tiled kernel, or TF32 tensor cores with exact re-ranking), sums each
 // block's rows into exact integer partial sums (or, for large d, a separate summing pass that
 // keeps the totals), reduces them and updates.

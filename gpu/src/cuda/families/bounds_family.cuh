@@ -13,15 +13,6 @@ namespace kms::cuda {
 template <typename LabelT>
 struct CompactArgs;
 
-/// Calls f(LabelT{}) with the label type of `label_bytes` (1: uint8, k ≤ 256; else uint16).
-template <typename F>
-void withLabelBytes(std::size_t label_bytes, F&& f) {
-  if (label_bytes == 1)
-    f(std::uint8_t{});
-  else
-    f(std::uint16_t{});
-}
-
 class BoundsFamily : public KernelFamily {
  public:
   bool keepsBounds() const override { return true; }

@@ -5,7 +5,6 @@
 #include "common/exact_math.h"
 #include "cuda/cuda_check.cuh"
 #include "cuda/families/assign_kernels.cuh"
-#include "cuda/families/bounds_family.cuh"
 #include "cuda/families/planner.cuh"
 #include "cuda/kernels/assign_args.cuh"
 #include "cuda/kernels/assign_common.cuh"
@@ -287,14 +286,15 @@ __global__ void __launch_bounds__(kSumThreads)
 }  // namespace
 
 bool HighDimFamily::fits(const FamilyPlanInput& in) {
-  return in.data.d > 64 && !in.data.summary.fixed.counted;
+  return in.tuning.high_dim_rows && in.data.d > 64 && !in.data.summary.fixed.counted;
 }
 
 HighDimFamily::HighDimFamily(const FamilyPlanInput& in) {
   const int d = in.data.d;
   // The rows' every coordinate stays in shared memory while the block fits (128 rows of d up to
   // about 400); otherwise a slice at a time beside the centroids'.
-  rows_resident_ = assignSharedBytes(d, true, 8) <= in.limits.max_shared_per_block;
+  // (2 KB stay for the kernel's static shared memory: the block's scalar sums.)
+  rows_resident_ = assignSharedBytes(d, true, 8) + 2048 <= in.limits.max_shared_per_block;
   const int R = rows_resident_ ? 8 : 4;
   plan_.threads = kThreads;
   plan_.shared_bytes = assignSharedBytes(d, rows_resident_, R);
@@ -364,7 +364,8 @@ void HighDimFamily::enqueueAs(PlacedData& data, const RunBuffers& run, Part part
   sums.d = d;
   sums.k = k;
   sums.labels = a.labels_out;
-  sums.summed_labels = reinterpret_cast<LabelT*>(run.half(kSummedLabels, data.n));
+  sums.summed_labels =
+      reinterpret_cast<LabelT*>(run.half(AssignKernelsFamily::kSummedLabels, data.n));
   sums.full = run.in_half < 0;
   sums.coord_scale = a.coord_scale;
   sums.weight_scale = a.weight_scale;

@@ -14,12 +14,13 @@ struct FamilyPlanInput;
 
 class HighDimFamily final : public KernelFamily {
  public:
-  /// Rows of d > 64 without counts (counted data keep the generic kernel).
+  /// Rows of d > 64 without counts (counted data keep the generic kernel), unless
+  /// CudaTuning::high_dim_rows is off.
   static bool fits(const FamilyPlanInput& in);
   explicit HighDimFamily(const FamilyPlanInput& in);
 
   const char* name() const override { return "high-dimensional rows"; }
-  /// The two label halves and the labels the kept sums hold.
+  /// The two label halves and the labels the kept sums hold (AssignKernelsFamily::kSummedLabels).
   int labelArrays() const override { return 3; }
   std::size_t runBytes(const PlacedData& data, int k) const override;
   void allocate(const PlacedData& data, int k) override;
@@ -27,9 +28,6 @@ class HighDimFamily final : public KernelFamily {
   void enqueue(PlacedData& data, const RunBuffers& run, Part part, const Launch& launch) override;
   std::size_t deviceBytes() const override { return norms_.bytes(); }
   void release() override { norms_.release(); }
-
-  /// The label array of the labels the kept sums hold.
-  static constexpr int kSummedLabels = 2;
 
  private:
   template <typename LabelT>

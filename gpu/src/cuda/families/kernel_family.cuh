@@ -26,6 +26,15 @@
 
 namespace kms::cuda {
 
+/// Calls f(LabelT{}) with the label type of `label_bytes` (1: uint8, k ≤ 256; else uint16).
+template <typename F>
+void withLabelBytes(std::size_t label_bytes, F&& f) {
+  if (label_bytes == 1)
+    f(std::uint8_t{});
+  else
+    f(std::uint16_t{});
+}
+
 /// Parts of an iteration, each captured into its own graph: the whole iteration, or (one GPU of
 /// a sharded run) the sums — assignment, summing, reduction — and the update that follows the
 /// all-reduce.
