@@ -2,13 +2,15 @@
 # Runs on a machine of two or more GPUs (nvidia-h100-x4, nvidia-h200-x2, ...), from the repository
 # root with device-gui/bundle.tar.xz carried along (scripts/device/bundle.sh --with-gui, then
 # `tar -cf - device-bundle | xz -9 -T2 > device-gui/bundle.tar.xz`). Results go to $OUT.
-#   bash scripts/device/multi-gpu-checks.sh before|tests|cli|bench ...
+#   bash scripts/device/multi-gpu-checks.sh before|tests|cli|errors|studio|bench ...
 # before: the multi-GPU suite against device-bundle/libkmeans_engine.old.so (the library of an
 #         earlier build, when present): on every GPU, and on two GPUs without peer access;
 # tests:  the whole gpu_tests on every GPU, then the multi-GPU suite over NCCL's network path
 #         (NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1);
 # cli:    kmeans-cli on one GPU, on every GPU (--devices all) and on the network path: the
 #         centroids and labels files must be identical;
+# errors: kmeans-cli's messages for a GPU that does not exist and for a missing NCCL library;
+# studio: kmeans-studio offscreen on every GPU, with a screenshot;
 # bench:  kmeans-bench's "all GPUs" cases (BENCH_ARGS adds options).
 set -uo pipefail
 OUT=${OUT:-/tmp/kms-out}
@@ -65,6 +67,26 @@ run_cli() {
     cmp /tmp/centroids-0.csv "/tmp/centroids-$run.csv" && cmp /tmp/labels-0.csv "/tmp/labels-$run.csv" &&
       echo "one GPU and --devices $run: centroids and labels files identical"
   done
+}
+run_errors() {
+  # shellcheck disable=SC1091
+  source "$B/qt/env.sh"
+  local data=(--generate blobs --points 1000000 --dims 16 -k 64 --seed 3 --max-iter 5)
+  echo "== a GPU that does not exist =="
+  "$B/kmeans-cli" "${data[@]}" --devices 0,7 2>&1 | tail -2
+  echo "exit status ${PIPESTATUS[0]}"
+  echo "== NCCL missing =="
+  KMS_NCCL_LIBRARY=/opt/none/libnccl.so.2 "$B/kmeans-cli" "${data[@]}" --devices all 2>&1 | tail -2
+  echo "exit status ${PIPESTATUS[0]}"
+}
+run_studio() {
+  # shellcheck disable=SC1091
+  source "$B/qt/env.sh"
+  echo "== kmeans-studio on every GPU =="
+  timeout 300 "$B/kmeans-studio" --no-persist --generate photo --points $((4096 * 4096)) --seed 1 \
+    --backend cuda-all -k 64 --max-iterations 60 --tolerance 0 --speed flat --run \
+    --quit-when-finished --print-stats --size 1600x1000 --image-mode split \
+    --screenshot "$OUT/studio-all-gpus.png" 2>&1 | grep -v propagateSizeHints | tail -8
 }
 run_bench() {
   echo "== kmeans-bench, all GPUs =="

@@ -123,11 +123,8 @@ class CudaEngine final : public Engine {
   AllReduceBuffers allReduceBuffers();
   /// Waits for the update (or re-seed) and reads the iteration's report.
   IterationReport readReport();
-  /// Stats from the report and events, buffer swap, history and capture.
-  /// `span_ms` ≥ 0: the iteration's time, given (one of several iterations of a launch);
-  /// otherwise from the step's events.
-  IterationStats finishStep(const PendingStep& step, const IterationReport& report,
-                            double span_ms = -1.0);
+  /// completeStep on this GPU (a sharded run's step, GPU by GPU).
+  IterationStats finishStep(const PendingStep& step, const IterationReport& report);
   /// The centred centroids the next iteration assigns with (k × d).
   std::vector<float> currentCentroids() const;
 
@@ -145,6 +142,12 @@ class CudaEngine final : public Engine {
  private:
   /// `report`, after checking it is of the next iteration (an internal error otherwise).
   IterationReport checkedReport(const IterationReport& report) const;
+  /// Stats from the report and events, buffer swap, history and capture, on the current GPU
+  /// (step() and steps() made it current once; their iterations need not again).
+  /// `span_ms` ≥ 0: the iteration's time, given (one of several iterations of a launch);
+  /// otherwise from the step's events.
+  IterationStats completeStep(const PendingStep& step, const IterationReport& report,
+                              double span_ms = -1.0);
   /// Re-seeds the empty clusters on this GPU alone (the single-GPU path).
   void reseedHere(const PendingStep& step, int empty_count);
   /// Bounds families: the geometry of the next iteration's centroids (centroids[1 − cur_])

@@ -71,7 +71,7 @@ int CudaEngine::steps(int max_steps, std::vector<IterationStats>& out) {
       report = readReport();
       ms += events_.after_update.msSince(events_.start) - launch_ms;  // the re-seed in full
     }
-    out.push_back(finishStep(p, report, ms));
+    out.push_back(completeStep(p, report, ms));
   }
   return done;
 }

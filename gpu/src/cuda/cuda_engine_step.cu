@@ -83,12 +83,16 @@ IterationStats CudaEngine::step() {
     reseedHere(p, report.empty_count);
     report = readReport();
   }
-  return finishStep(p, report);
+  return completeStep(p, report);
 }
 
-IterationStats CudaEngine::finishStep(const PendingStep& p, const IterationReport& report,
-                                      double span_ms) {
+IterationStats CudaEngine::finishStep(const PendingStep& p, const IterationReport& report) {
   activate();  // history and captures copy from this GPU's buffers
+  return completeStep(p, report);
+}
+
+IterationStats CudaEngine::completeStep(const PendingStep& p, const IterationReport& report,
+                                        double span_ms) {
   IterationStats stats;
   stats.iteration = iteration_ + 1;
   stats.inertia = report.inertia;

@@ -47,41 +47,6 @@ __global__ void centroidNormsKernel(const float* __restrict__ centroids, int k, 
   norms[j] = s;
 }
 
-/// ‖x − c‖² exactly as the CPU backend computes it (exactDistance for a d known at run time).
-__device__ float exactDistanceAt(const float* x, const float* c, int d) {
-  float s = 0.0f;
-  for (int t = 0; t < d; ++t) {
-    const float diff = exact::sub(x[t], c[t]);
-    s = exact::add(s, exact::mul(diff, diff));
-  }
-  return s;
-}
-
-/// The exact nearest of all k centroids, ties to the lower index (exactNearest).
-__device__ int exactNearestAt(const float* x, const float* centroids, int d, int k,
-                              float& distance) {
-  int best = 0;
-  float best_dist = INFINITY;
-  for (int j = 0; j < k; ++j) {
-    const float s = exactDistanceAt(x, centroids + static_cast<std::size_t>(j) * d, d);
-    if (s < best_dist) {
-      best_dist = s;
-      best = j;
-    }
-  }
-  distance = best_dist;
-  return best;
-}
-
-/// tieBound (assign_common.cuh) with the number of coordinates known at run time: the fast
-/// score's rounding error for d terms summed in order by FMAs, and the exact form's, for both
-/// candidates (the proof in docs/engine.md holds for any d with d·u < 1/8).
-__device__ __forceinline__ float tieBoundFor(int d, float x_norm, float best_norm,
-                                             float second_norm) {
-  const float err = 8.0f * static_cast<float>(d + 4) * 5.9604645e-8f;
-  return err * (x_norm + best_norm + second_norm) + 1e-37f;
-}
-
 /// The rows [first, first + 64) of `src` (n × d, rows past `limit` zero), coordinates
 /// [c0, c0 + 32·slices) (past d zero), into dst[coordinate − c0][row]. Consecutive threads take
 /// consecutive rows, so the shared stores fall in distinct banks; each row's 32-byte sectors are

@@ -217,6 +217,34 @@ __device__ int exactNearest(const float (&x)[D], const float* __restrict__ centr
   return best;
 }
 
+/// ‖x − c‖² exactly as the CPU backend computes it (exactDistance for rows of any length, d known
+/// at run time; x and c global or shared).
+__device__ inline float exactDistanceAt(const float* x, const float* c, int d) {
+  float s = 0.0f;
+  for (int t = 0; t < d; ++t) {
+    const float diff = exact::sub(x[t], c[t]);
+    s = exact::add(s, exact::mul(diff, diff));
+  }
+  return s;
+}
+
+/// exactNearest for rows of any length: the exact nearest of all k centroids, ties to the lower
+/// index.
+__device__ inline int exactNearestAt(const float* x, const float* __restrict__ centroids, int d,
+                                     int k, float& distance) {
+  int best = 0;
+  float best_dist = INFINITY;
+  for (int j = 0; j < k; ++j) {
+    const float s = exactDistanceAt(x, centroids + static_cast<std::size_t>(j) * d, d);
+    if (s < best_dist) {
+      best_dist = s;
+      best = j;
+    }
+  }
+  distance = best_dist;
+  return best;
+}
+
 /// exactNearest over the listed staged rows only (ascending indices, so the first of equal
 /// distances is the lower index).
 template <int D>
@@ -253,10 +281,18 @@ __device__ void writeBlockScalars(double inertia, unsigned long long changed, do
 /// these for both (≤ 7(D + 2)·u·(‖x‖² + ‖c₁‖² + ‖c₂‖²)), the point is re-ranked exactly, so the
 /// label is the one the CPU backend computes. Where squares fall among float's subnormals the
 /// rounding is absolute, not relative: 1e-37 covers it (and settles nothing in normal data).
+/// (The factor holds for any d with d·u < 1/8; tieBoundFor takes d at run time.)
+__host__ __device__ constexpr float tieBoundFactor(int d) {
+  return 8.0f * (d + 4) * 5.9604645e-8f;
+}
 template <int D>
 __device__ __forceinline__ float tieBound(float x_norm, float best_norm, float second_norm) {
-  constexpr float kErr = 8.0f * (D + 4) * 5.9604645e-8f;
+  constexpr float kErr = tieBoundFactor(D);
   return kErr * (x_norm + best_norm + second_norm) + 1e-37f;
+}
+__device__ __forceinline__ float tieBoundFor(int d, float x_norm, float best_norm,
+                                             float second_norm) {
+  return tieBoundFactor(d) * (x_norm + best_norm + second_norm) + 1e-37f;
 }
 
 }  // namespace kms::cuda

@@ -312,10 +312,8 @@ IterationStats ShardedEngine::step() {
       throw DeviceError("internal error: the GPUs disagree about iteration " +
                         std::to_string(iteration_ + 1));
   std::vector<IterationStats> per_gpu(active_);
-  for (std::size_t s = 0; s < active_; ++s) {
-    shard(s).activate();
+  for (std::size_t s = 0; s < active_; ++s)
     per_gpu[s] = shard(s).finishStep(steps[s], reports[s]);
-  }
   // Stage times from the GPU that waited least in the all-reduce: the slowest one, whose
   // assignment bounds the iteration; its communication time is the all-reduce itself.
   std::size_t slowest = 0;
