@@ -5,6 +5,7 @@ set(KMS_CUDA_SOURCES
   src/cuda/cuda_engine_iteration.cu
   src/cuda/cuda_engine_history.cu
   src/cuda/cuda_engine_loop.cu
+  src/cuda/cuda_engine_starts.cu
   src/cuda/cuda_engine_seeding.cu
   src/cuda/cuda_engine_shard.cu
   src/cuda/cuda_engine_snapshot.cu

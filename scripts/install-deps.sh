@@ -12,7 +12,7 @@ packages=(
   build-essential cmake ninja-build pkg-config
   qt6-base-dev libqt6opengl6-dev qt6-charts-dev qt6-declarative-dev
   qt6-datavisualization-dev libqcustomplot-dev qt6-image-formats-plugins
-  libgl-dev libegl-dev libxkbcommon-dev libassimp-dev libgtest-dev libpng-dev
+  libgl-dev libegl-dev libxkbcommon-dev libassimp-dev libgtest-dev zlib1g-dev
   xvfb xauth x11-apps fonts-dejavu-core
   clang desktop-file-utils appstream
 )

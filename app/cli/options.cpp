@@ -102,8 +102,12 @@ CliOptions parseCommandLine(const QStringList& arguments) {
        "A..B"},
       {"restarts",
        "Run N seeded starts (seeds S, S+1, ...) and keep the one with the lowest inertia "
-       "(default 1).",
+       "(default 1, at most 10,000). On a GPU several starts run at once.",
        "N", "1"},
+      {"track-quality",
+       "Pictures: measure PSNR and mean ΔE2000 after every iteration of every start, into "
+       "--report (host work after each iteration: slower; off by default, when only the "
+       "result is measured)."},
       {"colour-space",
        "Pictures: cluster in srgb (default), linear (linear RGB), lab (CIELAB) or oklab; the "
        "palette is converted back to sRGB.",
@@ -118,7 +122,10 @@ CliOptions parseCommandLine(const QStringList& arguments) {
       {"dither", "--out-image: none (default), fs (Floyd-Steinberg) or ordered (Bayer 8x8).",
        "MODE", "none"},
       {"seed", "Random seed for initialisation and --generate (default 1).", "S", "1"},
-      {"max-iter", "Most Lloyd iterations (default 100).", "N", "100"},
+      {"max-iter",
+       "Most Lloyd iterations (default 100; 300 for pictures, whose distinct colours iterate "
+       "cheaply and settle slowly).",
+       "N", "100"},
       {"tol",
        "Convergence tolerance: fraction of points changed or relative centroid shift (default "
        "1e-4).",
@@ -189,6 +196,7 @@ CliOptions parseCommandLine(const QStringList& arguments) {
   options.config.seed = parser.value("seed").toULongLong(&seedOk);
   if (!seedOk) badValue(parser, "seed", "a non-negative integer");
   options.config.max_iterations = intValue(parser, "max-iter", 1);
+  options.maxIterGiven = parser.isSet("max-iter");
   options.config.tolerance = doubleValue(parser, "tol");
   options.config.empty_clusters =
       choice(parser, "empty-clusters", parseEmptyClusterPolicy, "reseed or keep");
@@ -206,6 +214,9 @@ CliOptions parseCommandLine(const QStringList& arguments) {
   }
   options.threads = intValue(parser, "threads", 0);
   options.restarts = intValue(parser, "restarts", 1);
+  if (options.restarts > kMaxRestarts)
+    badValue(parser, "restarts", QStringLiteral("at most %1 starts").arg(kMaxRestarts));
+  options.trackQuality = parser.isSet("track-quality");
   options.clustering.colourSpace =
       choice(parser, "colour-space", parseColourSpace, "srgb, linear, lab or oklab");
   options.clustering.compaction =

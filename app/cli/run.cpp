@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <future>
 #include <new>
 #include <optional>
 
@@ -27,6 +28,26 @@ using Clock = std::chrono::steady_clock;
 double secondsSince(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
 }
+
+/// Wall time of a command's phases, in the order they ran.
+class PhaseClock {
+ public:
+  PhaseClock() : last_(Clock::now()) {}
+  /// The time since the previous mark (or the clock's start) is phase `name`.
+  void mark(const QString& name) {
+    const auto now = Clock::now();
+    phases_.emplace_back(name, std::chrono::duration<double, std::milli>(now - last_).count());
+    last_ = now;
+  }
+  void add(const QString& name, double ms) { phases_.emplace_back(name, ms); }
+  /// Restarts the interval without recording it.
+  void skip() { last_ = Clock::now(); }
+  const std::vector<std::pair<QString, double>>& phases() const { return phases_; }
+
+ private:
+  Clock::time_point last_;
+  std::vector<std::pair<QString, double>> phases_;
+};
 
 /// What a finished run produced.
 struct Result {
@@ -132,77 +153,140 @@ State readState(Engine& engine, const ClusteringInput& input, Snapshot& snapshot
   return state;
 }
 
+/// One start run here, iteration by iteration, with its progress shown live (a single start,
+/// or --track-quality measuring every iteration's labels into `measures`).
+StartOutcome runShown(Engine& engine, const KMeansConfig& base, int start, const Dataset& data,
+                      const ClusteringInput& input, const QualityContext* quality,
+                      std::vector<Quality>* measures, const Console& console) {
+  KMeansConfig config = base;
+  config.seed = base.seed + std::uint64_t(start);
+  engine.initialize(config);
+  StartOutcome outcome;
+  outcome.start = start;
+  outcome.seed = config.seed;
+  std::optional<ProgressPrinter> progress;
+  if (!console.quiet())
+    progress.emplace(console.stream(), std::size_t(data.clusteredItems()), config.max_iterations);
+  Snapshot snapshot;
+  // Measuring asks for every iteration's labels: one step at a time then. Otherwise as many as
+  // the engine runs without a host round trip between them (Engine::steps).
+  while (!engine.finished()) {
+    const std::size_t from = outcome.iterations.size();
+    if (engine.steps(measures ? 1 : engine.stepsPerCall(), outcome.iterations) == 0) break;
+    for (std::size_t i = from; i < outcome.iterations.size(); ++i)
+      if (progress) progress->iteration(outcome.iterations[i]);
+    if (measures) {
+      const State state = readState(engine, input, snapshot);
+      measures->push_back(quality->measure(state.labels, state.palette, false));
+    }
+  }
+  outcome.converged = engine.converged();
+  engine.snapshot(snapshot);
+  outcome.centroids = std::move(snapshot.centroids);
+  outcome.centred_centroids = std::move(snapshot.centred_centroids);
+  return outcome;
+}
+
+/// Prints how a start of a best-of-N run ended: every start up to 16, else every tenth.
+class StartLines {
+ public:
+  StartLines(const Console& console, int starts) : console_(console), starts_(starts) {}
+  void finished(const StartOutcome& o, StopRule rule) {
+    ++done_;
+    if (starts_ > 16 && done_ % std::max(1, starts_ / 10) != 0 && done_ != starts_) return;
+    console_.line(QStringLiteral("start %1 (seed %2): %3 iterations, inertia %4, stopped by %5  "
+                                 "[%6 of %7 done]")
+                      .arg(o.start + 1)
+                      .arg(o.seed)
+                      .arg(o.iterations.size())
+                      .arg(o.inertia(), 0, 'e', 6)
+                      .arg(fromStd(describe(rule)))
+                      .arg(done_)
+                      .arg(starts_));
+  }
+
+ private:
+  const Console& console_;
+  int starts_;
+  int done_ = 0;
+};
+
 Result cluster(const CliOptions& options, const Dataset& data, const ClusteringInput& input,
-               const Console& console) {
-  const CreatedEngine created = createEngine(options.backend, engineOptionsFor(options));
+               const CreatedEngine& created, const Console& console, PhaseClock& phases) {
   Engine& engine = *created.engine;
   printHeader(console, data, input, created, options);
 
   const auto start = Clock::now();
   engine.setData(input.view());
   const auto quality = QualityContext::build(data);
+  phases.mark(QStringLiteral("data to the engine"));
+  const std::size_t points = std::size_t(data.clusteredItems());
+  const double tolerance = options.config.tolerance;
   Result result;
   RunReport& report = result.report;
-  double bestInertia = std::numeric_limits<double>::infinity();
-  Snapshot snapshot;
   const auto loop = Clock::now();
-  for (int s = 0; s < options.restarts; ++s) {
-    KMeansConfig config = options.config;
-    config.seed = options.config.seed + std::uint64_t(s);
-    engine.initialize(config);
-    std::vector<IterationStats> iterations;
-    std::vector<Quality> measures;
-    {
-      std::optional<ProgressPrinter> progress;
-      if (!options.quiet) {
-        if (options.restarts > 1)
-          console.line(QStringLiteral("start %1 of %2 (seed %3)")
-                           .arg(s + 1)
-                           .arg(options.restarts)
-                           .arg(config.seed));
-        progress.emplace(console.stream(), std::size_t(data.clusteredItems()),
-                         config.max_iterations);
-      }
-      // Quality is measured on every iteration's labels: one step at a time then. Otherwise
-      // as many as the engine runs without a host round trip between them (Engine::steps; 1
-      // unless it loops on the device, so the progress stays live); each iteration is shown.
-      while (!engine.finished()) {
-        const std::size_t from = iterations.size();
-        if (engine.steps(quality ? 1 : engine.stepsPerCall(), iterations) == 0) break;
-        for (std::size_t i = from; i < iterations.size(); ++i)
-          if (progress) progress->iteration(iterations[i]);
-        if (quality) {
-          const State state = readState(engine, input, snapshot);
-          measures.push_back(quality->measure(state.labels, state.palette, false));
-        }
-      }
+  // Every start's outcome, and with --track-quality its measures per iteration.
+  std::vector<StartOutcome> outcomes;
+  std::vector<std::vector<Quality>> measures;
+  const bool track = options.trackQuality && quality;
+  if (track || options.restarts == 1) {
+    for (int s = 0; s < options.restarts; ++s) {
+      if (options.restarts > 1)
+        console.line(QStringLiteral("start %1 of %2 (seed %3)")
+                         .arg(s + 1)
+                         .arg(options.restarts)
+                         .arg(options.config.seed + std::uint64_t(s)));
+      measures.emplace_back();
+      outcomes.push_back(runShown(engine, options.config, s, data, input, quality.get(),
+                                  track ? &measures.back() : nullptr, console));
     }
-    StartSummary summary;
-    summary.start = s;
-    summary.seed = config.seed;
-    summary.iterations = int(iterations.size());
-    summary.converged = engine.converged();
-    summary.inertia = iterations.empty() ? 0.0 : iterations.back().inertia;
-    if (!measures.empty()) summary.quality = measures.back();
-    report.starts.push_back(summary);
-    if (summary.inertia < bestInertia) {  // ties keep the earlier start
-      bestInertia = summary.inertia;
-      report.bestStart = s;
-      report.iterations = std::move(iterations);
-      report.quality = std::move(measures);
-      report.converged = summary.converged;
-      State state = readState(engine, input, snapshot);
-      result.centroids = snapshot.centroids;
-      result.labels = std::move(state.labels);
-      result.shownCentroids = std::move(state.shown);
-      result.palette = std::move(state.palette);
-    }
+  } else {
+    // Best of N in one go: the engine runs the starts as it can (on a GPU, several at once).
+    std::vector<int> numbers(std::size_t(options.restarts));
+    for (int s = 0; s < options.restarts; ++s)
+      numbers[std::size_t(s)] = s;
+    StartLines lines(console, options.restarts);
+    outcomes = engine.runStarts(options.config, numbers, [&](const StartOutcome& o) {
+      if (!o.iterations.empty())
+        lines.finished(o, stopRuleOf(o.iterations.back(), true, points, tolerance));
+      return true;
+    });
   }
+  phases.mark(QStringLiteral("starts"));
+  const int best = bestOutcome(outcomes);
+  for (std::size_t i = 0; i < outcomes.size(); ++i) {
+    const StartOutcome& o = outcomes[i];
+    StartSummary summary;
+    summary.start = o.start;
+    summary.seed = o.seed;
+    summary.iterations = int(o.iterations.size());
+    summary.converged = o.converged;
+    summary.inertia = o.inertia();
+    summary.stopRule = o.iterations.empty()
+                           ? StopRule::Running
+                           : stopRuleOf(o.iterations.back(), true, points, tolerance);
+    if (track && !measures[i].empty()) summary.quality = measures[i].back();
+    report.starts.push_back(summary);
+  }
+  StartOutcome& chosen = outcomes[std::size_t(best)];
+  report.bestStart = best;
+  report.converged = chosen.converged;
+  report.stopRule = report.starts[std::size_t(best)].stopRule;
+  report.iterations = std::move(chosen.iterations);
+  if (track) report.quality = std::move(measures[std::size_t(best)]);
+  // Every row's nearest final centroid: the picture's colours mapped to the palette shown.
+  std::vector<std::int32_t> engineLabels;
+  engine.assign(chosen.centred_centroids, engineLabels);
+  input.toDatasetRows(engineLabels, result.labels);
+  result.centroids = chosen.centroids;
+  result.shownCentroids = input.toDatasetSpace(chosen.centroids);
+  if (data.isImage()) result.palette = paletteOf(result.shownCentroids, input.d());
   result.loopSeconds = secondsSince(loop);
   if (quality) report.finalQuality = quality->measure(result.labels, result.palette, true);
+  phases.mark(QStringLiteral("result and its measures"));
 
   report.input = data.source;
-  report.n = std::size_t(data.clusteredItems());
+  report.n = points;
   report.rows = input.rows();
   report.d = data.d;
   report.config = options.config;
@@ -225,9 +309,10 @@ void printSummary(const Console& console, const Result& result, int maxIteration
                      .arg(r.starts[std::size_t(r.bestStart)].seed)
                      .arg(r.starts[std::size_t(r.bestStart)].inertia, 0, 'e', 6));
   const int iterations = int(r.iterations.size());
-  console.line(r.converged ? QStringLiteral("converged after %1 iteration%2")
+  console.line(r.converged ? QStringLiteral("converged after %1 iteration%2: %3")
                                  .arg(iterations)
                                  .arg(iterations == 1 ? "" : "s")
+                                 .arg(fromStd(describe(r.stopRule)))
                            : QStringLiteral("not converged: stopped at the limit of %1 iterations")
                                  .arg(maxIterations));
   if (!r.iterations.empty())
@@ -254,7 +339,8 @@ void printSummary(const Console& console, const Result& result, int maxIteration
 }
 
 void writeOutputs(const CliOptions& options, const Dataset& data, const ClusteringInput& input,
-                  Result& result, const Console& console) {
+                  Result& result, const Console& console, PhaseClock& phases) {
+  phases.skip();
   const int k = int(result.centroids.size() / std::size_t(data.d));
   const std::vector<double> shares = clusterShares(data, result.labels, k);
   const auto wrote = [&](const QString& path) { console.line(QStringLiteral("wrote ") + path); };
@@ -284,7 +370,9 @@ void writeOutputs(const CliOptions& options, const Dataset& data, const Clusteri
                       shares);
     wrote(options.outCentroids);
   }
+  phases.mark(QStringLiteral("outputs"));
   if (!options.report.isEmpty()) {
+    result.report.phasesMs = phases.phases();
     result.report.input = inputDescription(options, data);
     writeRunReport(options.report, result.report);
     wrote(options.report);
@@ -343,10 +431,36 @@ CliOptions resolveOutputs(const CliOptions& given, const Dataset& data) {
   return options;
 }
 
+/// "phases: reading 512 ms (decode 300, distinct colours 90), …" — where the wall time went.
+QString phasesLine(const std::vector<std::pair<QString, double>>& phases) {
+  QStringList parts;
+  for (const auto& [name, ms] : phases)
+    parts << QStringLiteral("%1 %2 ms").arg(name).arg(ms, 0, 'f', 1);
+  return QStringLiteral("phases: ") + parts.join(QStringLiteral(", "));
+}
+
+/// The engine, made on another thread while the input loads: a GPU's first use (its context)
+/// takes a good part of a second, as long as decoding a large photo.
+std::future<CreatedEngine> startEngine(const CliOptions& options) {
+  return std::async(std::launch::async,
+                    [backend = options.backend, engine = engineOptionsFor(options)] {
+                      return createEngine(backend, engine);
+                    });
+}
+
 int execute(const CliOptions& given) {
   const Console console(given);
+  PhaseClock phases;
+  std::future<CreatedEngine> early;
+  if (!given.sweep) early = startEngine(given);
   const DatasetPtr data = obtainData(given, console);
-  const CliOptions options = resolveOutputs(withGivenCentroids(given, *data), *data);
+  phases.mark(QStringLiteral("reading"));
+  for (const auto& [name, ms] : data->loadMs)
+    phases.add(QStringLiteral("  ") + name, ms);
+  phases.skip();
+  CliOptions options = resolveOutputs(withGivenCentroids(given, *data), *data);
+  if (data->isImage() && !options.maxIterGiven)
+    options.config.max_iterations = kPictureMaxIterations;
   if (options.wantsImageOutputs() && !data->isImage())
     throw UsageError(inputName(options).toStdString() +
                      ": --out-image and --out-palette need an image input; this is a point file");
@@ -366,13 +480,17 @@ int execute(const CliOptions& given) {
     }
     input->checkK(options.config.k);  // before printing anything
     validateConfig(options.config, input->rows(), input->d());
-    result = cluster(options, *data, *input, console);
+    phases.mark(QStringLiteral("clustering input"));
+    const CreatedEngine created = early.get();
+    phases.mark(QStringLiteral("engine start (beyond the reading)"));
+    result = cluster(options, *data, *input, created, console, phases);
   } catch (const InvalidArgument& e) {
     throw LoadError(options.generate ? inputName(options) : options.input,
                     QString::fromUtf8(e.what()));
   }
   printSummary(console, result, options.config.max_iterations);
-  writeOutputs(options, *data, *input, result, console);
+  writeOutputs(options, *data, *input, result, console, phases);
+  console.line(phasesLine(phases.phases()));
   return kSuccess;
 }
 

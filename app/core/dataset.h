@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <memory>
 #include <stdexcept>
+#include <utility>
 #include <vector>
 
 #include "kmeans/compact.h"
@@ -55,6 +56,9 @@ struct Dataset {
   /// What the loader did that the user should know ("first frame of 12", "16-bit colours,
   /// clustered pixel by pixel", ...), one sentence each.
   QStringList notes;
+  /// Where loading spent its time, step by step ("decode", "distinct colours"), in
+  /// milliseconds (pictures; empty for other files).
+  std::vector<std::pair<QString, double>> loadMs;
 
   /// Per-point colours from the file (PLY), 0xRRGGBB; empty when the file had none.
   std::vector<std::uint32_t> pointColours;

@@ -71,8 +71,10 @@ struct StartSummary {
   std::uint64_t seed = 0;
   int iterations = 0;
   bool converged = false;
-  double inertia = 0.0;  ///< final inertia (what decides the best start)
-  Quality quality;       ///< pictures: of the start's final palette (ΔE estimated)
+  double inertia = 0.0;                             ///< final inertia (what decides the best start)
+  kms::StopRule stopRule = kms::StopRule::Running;  ///< what ended it
+  /// Pictures with --track-quality: of the start's final palette (ΔE estimated); else invalid.
+  Quality quality;
 };
 
 /// Everything needed to reproduce and judge a run.
@@ -91,23 +93,29 @@ struct RunReport {
   QString device;
   QString backendNote;                          ///< why Auto fell back to the CPU, if it did
   std::vector<kms::IterationStats> iterations;  ///< of the best start
-  std::vector<Quality> quality;      ///< per iteration of the best start (pictures; ΔE estimated)
+  /// Per iteration of the best start (pictures with --track-quality; ΔE estimated), else empty.
+  std::vector<Quality> quality;
   std::vector<StartSummary> starts;  ///< every start (one without --restarts)
   int bestStart = 0;
   Quality finalQuality;  ///< pictures: of the result, ΔE exact
   bool converged = false;
+  kms::StopRule stopRule = kms::StopRule::Running;  ///< what ended the best start
   double wallSeconds = 0.0;
+  /// Wall time of the command's phases in order (reading the file, its steps, the engine's
+  /// start, the starts, the result, writing), in milliseconds.
+  std::vector<std::pair<QString, double>> phasesMs;
 };
 /// JSON object with: "report_version" (2), "input", "n" (items), "rows", "d", "notes",
 /// "settings" {"k", "init", "seed", "max_iterations", "tolerance", "empty_clusters",
 /// "restarts", "colour_space", "compaction", "rows_are", "dither", "backend", "device",
 /// "backend_note"}, "iterations" [{"iteration", "inertia", "changed", "changed_fraction",
 /// "max_shift", "empty_clusters", "converged", "ms" {"assign", "reduce", "update", "copy",
-/// "compute"}, and for pictures "psnr", "delta_e" (estimated on a sample)}], "starts" [{"start",
-/// "seed", "iterations", "converged", "inertia", "psnr", "delta_e"}], "best_start",
-/// "iteration_count", "converged", "final_inertia" (null without iterations), for pictures
-/// "quality" {"psnr", "delta_e" (exact)}, and "wall_seconds". The seed is a JSON number when a
-/// double holds it exactly (< 2^53), else a decimal string.
+/// "compute"}, and with --track-quality "psnr", "delta_e" (estimated on a sample)}], "starts"
+/// [{"start", "seed", "iterations", "converged", "stop_rule", "inertia", and with
+/// --track-quality "psnr", "delta_e"}], "best_start", "iteration_count", "converged",
+/// "stop_rule" (toString(StopRule)), "final_inertia" (null without iterations), for pictures
+/// "quality" {"psnr", "delta_e" (exact)}, "wall_seconds" and "phases_ms" {phase: ms}. The seed is a
+/// JSON number when a double holds it exactly (< 2^53), else a decimal string.
 void writeRunReport(const QString& path, const RunReport& report);
 
 }  // namespace kms::app

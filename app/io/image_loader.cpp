@@ -1,6 +1,7 @@
 #include "io/image_loader.h"
 
 #include <QBuffer>
+#include <QElapsedTimer>
 #include <QFileInfo>
 #include <QImage>
 #include <QImageReader>
@@ -189,7 +190,10 @@ DatasetPtr loadImage(const QString& path, const LoadOptions& options) {
     allowDecoding(size);
   }
   const int frames = reader.imageCount();
+  QElapsedTimer clock;
+  clock.start();
   QImage image = reader.read();
+  const double decodeMs = double(clock.nsecsElapsed()) / 1e6;
   if (image.isNull()) file.fail(QStringLiteral("cannot decode the image: ") + reader.errorString());
   requirePixelBudget(file, image.size(), options.maxValues);  // when size() was unknown
   file.requireUnchanged();  // a picture cut short mid-decode would come out half grey
@@ -206,10 +210,13 @@ DatasetPtr loadImage(const QString& path, const LoadOptions& options) {
   out->n = std::size_t(image.width()) * std::size_t(image.height());
   if (frames > 1)
     out->notes << QStringLiteral("an animation of %1 frames: the first frame is used").arg(frames);
+  out->loadMs.emplace_back(QStringLiteral("decode"), decodeMs);
+  clock.start();
   if (hasDeepChannels(image))
     loadDeep(file, std::move(image), progress, *out);
   else
     compactEightBit(file, std::move(image), progress, options, *out);
+  out->loadMs.emplace_back(QStringLiteral("distinct colours"), double(clock.nsecsElapsed()) / 1e6);
   out->dimensionNames = QStringList{QStringLiteral("R"), QStringLiteral("G"), QStringLiteral("B")};
   if (out->d == 4) out->dimensionNames << QStringLiteral("A");
   progress.update(1.0);

@@ -75,6 +75,7 @@ void writeRunReport(const QString& path, const RunReport& report) {
                       {"seed", seedValue(s.seed)},
                       {"iterations", s.iterations},
                       {"converged", s.converged},
+                      {"stop_rule", text(toString(s.stopRule))},
                       {"inertia", number(s.inertia)}};
     addQuality(start, s.quality);
     starts.append(start);
@@ -92,9 +93,14 @@ void writeRunReport(const QString& path, const RunReport& report) {
       {"best_start", report.bestStart},
       {"iteration_count", int(report.iterations.size())},
       {"converged", report.converged},
+      {"stop_rule", text(toString(report.stopRule))},
       {"final_inertia",
        report.iterations.empty() ? QJsonValue() : QJsonValue(report.iterations.back().inertia)},
       {"wall_seconds", report.wallSeconds}};
+  QJsonObject phases;
+  for (const auto& [name, ms] : report.phasesMs)
+    phases.insert(name, ms);
+  root.insert("phases_ms", phases);
   if (report.finalQuality.valid()) {
     QJsonObject quality;
     addQuality(quality, report.finalQuality);

@@ -142,9 +142,86 @@ TEST(Cli, WritesPalettePngsWithEveryOptionAndReportsQualityAndStarts) {
       EXPECT_EQ(starts[1]["seed"].toInt(), 2);
       EXPECT_GT(report["quality"]["psnr"].toDouble(), 15.0);
       EXPECT_GT(report["quality"]["delta_e"].toDouble(), 0.0);
-      EXPECT_TRUE(report["iterations"][0]["psnr"].isDouble());
+      EXPECT_FALSE(report["iterations"][0].toObject().contains("psnr"))
+          << "per-iteration measures only with --track-quality";
+      EXPECT_FALSE(report["stop_rule"].toString().isEmpty());
+      EXPECT_EQ(report["stop_rule"].toString(), starts[best]["stop_rule"].toString());
+      EXPECT_TRUE(report["phases_ms"].toObject().contains("outputs"));
       EXPECT_LT(report["rows"].toInt(), report["n"].toInt()) << "distinct colours, not pixels";
     }
+}
+
+TEST(Cli, TrackQualityMeasuresEveryIterationOfEveryStart) {
+  const TempFiles files;
+  const QString input = gradientPicture(files);
+  const QString report = files.path("r.json");
+  const auto run = [&](const QStringList& extra) {
+    const CliRun r = runCli(QStringList{input, "-k", "6", "--backend", "cpu", "--restarts", "3",
+                                        "--report", report, "--quiet"} +
+                            extra);
+    EXPECT_EQ(r.exitCode, 0) << r.err.toStdString();
+    return readJson(report);
+  };
+  const QJsonObject plain = run({});
+  const QJsonObject tracked = run({"--track-quality"});
+  const QJsonArray iterations = tracked["iterations"].toArray();
+  ASSERT_FALSE(iterations.isEmpty());
+  for (const QJsonValue& it : iterations)
+    EXPECT_TRUE(it["psnr"].isDouble() && it["delta_e"].isDouble());
+  for (const QJsonValue& start : tracked["starts"].toArray())
+    EXPECT_TRUE(start["psnr"].isDouble());
+  // Measuring changes nothing else: the same starts, the same best, the same result.
+  EXPECT_EQ(tracked["best_start"], plain["best_start"]);
+  EXPECT_EQ(tracked["final_inertia"], plain["final_inertia"]);
+  EXPECT_EQ(tracked["quality"]["psnr"], plain["quality"]["psnr"]);
+  for (int s = 0; s < 3; ++s)
+    EXPECT_EQ(tracked["starts"][s]["inertia"], plain["starts"][s]["inertia"]);
+}
+
+TEST(Cli, PicturesIterateLongerAndSayWhatStoppedThem) {
+  const TempFiles files;
+  const QString input = gradientPicture(files);
+  const QString report = files.path("r.json");
+  ASSERT_EQ(runCli({input, "-k", "4", "--backend", "cpu", "--report", report, "--quiet"}).exitCode,
+            0);
+  const QJsonObject r = readJson(report);
+  EXPECT_EQ(r["settings"]["max_iterations"].toInt(), 300);
+  EXPECT_TRUE(r["converged"].toBool());
+  EXPECT_TRUE(
+      QStringList({"no-change", "few-changed", "small-shift"}).contains(r["stop_rule"].toString()))
+      << r["stop_rule"].toString().toStdString();
+  // --max-iter given: kept, and a run it cuts short says so.
+  ASSERT_EQ(runCli({input, "-k", "4", "--backend", "cpu", "--max-iter", "1", "--report", report,
+                    "--quiet"})
+                .exitCode,
+            0);
+  EXPECT_EQ(readJson(report)["stop_rule"].toString(), "iteration-limit");
+  const CliRun shown = runCli({input, "-k", "4", "--backend", "cpu"});
+  EXPECT_TRUE(shown.out.contains("converged after")) << shown.out.toStdString();
+  EXPECT_TRUE(shown.out.contains("phases: reading")) << shown.out.toStdString();
+}
+
+TEST(Cli, RestartsOutOfRangeAndKAtTheColourCount) {
+  const TempFiles files;
+  const QString input = gradientPicture(files);
+  for (const char* restarts : {"0", "100000"}) {
+    const CliRun run = runCli({input, "-k", "4", "--backend", "cpu", "--restarts", restarts});
+    EXPECT_NE(run.exitCode, 0) << restarts;
+    EXPECT_TRUE(run.err.contains("--restarts")) << run.err.toStdString();
+  }
+  // k = the number of distinct colours: every colour its own cluster, a lossless picture.
+  QImage four(8, 8, QImage::Format_RGB32);
+  const QRgb colours[] = {qRgb(10, 20, 30), qRgb(200, 10, 10), qRgb(0, 255, 0), qRgb(9, 9, 250)};
+  for (int y = 0; y < 8; ++y)
+    for (int x = 0; x < 8; ++x)
+      four.setPixel(x, y, colours[(x / 2 + y) % 4]);
+  const QString path = files.path("four.png");
+  ASSERT_TRUE(four.save(path));
+  const QString out = files.path("four-k4.png");
+  const CliRun run = runCli(
+      {path, "-k", "4", "--backend", "cpu", "--restarts", "5", "--out-image", out, "--quiet"});
+  ASSERT_EQ(run.exitCode, 0) << run.err.toStdString();
+  EXPECT_EQ(QImage(out).convertToFormat(QImage::Format_RGB32), four);
 }
 
 TEST(Cli, CompactionModesSayWhatTheyCluster) {

@@ -2,6 +2,8 @@
 // failures that must leave nothing behind.
 #include <gtest/gtest.h>
 
+#include <cstring>
+
 #include <QDir>
 #include <QFile>
 #include <QImage>
@@ -125,6 +127,38 @@ TEST(Export, PalettePngUsesTheFewestBitsAndLoadsBackWithTheSameColours) {
     for (int y = 0; y < image.height(); ++y)
       for (int x = 0; x < image.width(); ++x)
         ASSERT_EQ(back.pixel(x, y), image.pixel(x, y)) << colours << ": " << x << "," << y;
+  }
+}
+
+TEST(Export, LargePalettePngDeflatedInSegmentsLoadsBackPixelForPixel) {
+  // 8 MB of scanlines at 8 bits and 4 MB at 4 bits: several 1 MB segments deflated apart and
+  // joined into one zlib stream, which libpng (through Qt) must read back exactly. Noise and
+  // runs in turn, so segments start in the middle of matches the window primes.
+  const TempFiles files;
+  for (const int colours : {200, 16}) {
+    QImage image(4001, 2000, QImage::Format_Indexed8);
+    QList<QRgb> table;
+    for (int c = 0; c < colours; ++c)
+      table << qRgb(c, 255 - c, (c * 37) % 256);
+    image.setColorTable(table);
+    std::uint32_t state = 12345;
+    for (int y = 0; y < image.height(); ++y) {
+      uchar* line = image.scanLine(y);
+      for (int x = 0; x < image.width(); ++x) {
+        state = state * 1664525u + 1013904223u;
+        line[x] = uchar((y / 100) % 2 ? (state >> 24) % colours : (x / 50 + y) % colours);
+      }
+    }
+    const QString path = files.path(QStringLiteral("large%1.png").arg(colours));
+    writeImage(path, image);
+    const QImage back(path);
+    ASSERT_FALSE(back.isNull()) << colours;
+    ASSERT_EQ(back.size(), image.size());
+    const QImage a = back.convertToFormat(QImage::Format_RGB32);
+    const QImage b = image.convertToFormat(QImage::Format_RGB32);
+    for (int y = 0; y < image.height(); ++y)
+      ASSERT_EQ(std::memcmp(a.constScanLine(y), b.constScanLine(y), std::size_t(a.width()) * 4), 0)
+          << colours << " colours, row " << y;
   }
 }
 

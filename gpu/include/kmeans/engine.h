@@ -10,47 +10,10 @@
 
 #include "kmeans/config.h"
 #include "kmeans/data.h"
+#include "kmeans/starts.h"
+#include "kmeans/stats.h"
 
 namespace kms {
-
-/// Milliseconds spent in each stage of one iteration. GPU stages are measured with CUDA events
-/// on the device; CPU stages with a steady clock.
-struct StageTimings {
-  double assign_ms = 0.0;  ///< nearest-centroid search (fused with the per-block partial sums)
-  double reduce_ms = 0.0;  ///< reduction of partial sums, inertia and changed count
-  double update_ms = 0.0;  ///< new centroids, empty clusters, shift and convergence test
-  /// Several GPUs: the all-reduce of the partial sums between reduce and update, including the
-  /// wait for the slowest GPU's sums (0 on one device).
-  double communication_ms = 0.0;
-  /// Snapshot copy to the host (GPU: on the copy stream, overlapped with compute). Reported once,
-  /// by the first step after the copy finished, and in the captured snapshot itself.
-  double copy_ms = 0.0;
-  /// Compute time of the iteration (copy-out runs beside it and is not included).
-  double computeMs() const { return assign_ms + reduce_ms + communication_ms + update_ms; }
-};
-
-/// What one Lloyd iteration did.
-struct IterationStats {
-  int iteration = 0;  ///< 1 for the first iteration
-  /// Σ w·‖x − c_label‖² (w = weight, count or 1) with the centroids the points were assigned to.
-  double inertia = 0.0;
-  /// Points whose label differs from the previous iteration (all at iteration 1). With counts
-  /// these are the expanded data's points: a row of count m that changed adds m.
-  std::size_t changed = 0;
-  double max_shift = 0.0;  ///< largest centroid move in this iteration's update, in data units
-  int empty_clusters = 0;  ///< clusters that received no weight (handled per the empty policy)
-  bool converged = false;  ///< the convergence test of KMeansConfig::tolerance passed
-  /// Rows (points, or distinct values with counts) whose nearest centroid was searched among all
-  /// k; the others were settled by distance bounds at the cost of one distance. The CUDA
-  /// tensor-core kernel (17 ≤ d ≤ 64) counts here the rows its TF32 ranking could not settle,
-  /// which were re-ranked exactly. −1 when the engine does not track it (the CPU backend, and
-  /// the CUDA kernels without bounds).
-  std::int64_t rows_searched = -1;
-  /// Point-to-centroid distances computed for the assignment (rows × k without pruning; a
-  /// settled row costs one). −1 when not tracked, as rows_searched.
-  std::int64_t distances_computed = -1;
-  StageTimings ms;
-};
 
 /// A consistent picture of one iteration: the labels it assigned and the centroids its update
 /// produced (the means of those labels, after empty-cluster handling). Before the first
@@ -148,12 +111,33 @@ class Engine {
   bool converged() const { return converged_; }
   /// Converged, or max_iterations reached.
   bool finished() const;
+  /// The rule that ended the run (StopRule::Running while it goes on), for data of `points`
+  /// points (with counts: the expanded count).
+  StopRule stopRule(std::size_t points) const {
+    return stopRuleOf(last_, finished(), points, config_.tolerance);
+  }
 
   /// Steps until finished() or until `onIteration` returns false. Returns the last stats.
   /// Without `onIteration`, in batches of steps().
   IterationStats run(const std::function<bool(const IterationStats&)>& onIteration = {});
 
   const KMeansConfig& config() const { return config_; }
+
+  /// Best of N: runs the starts numbered `starts` (each ≥ 0; start s is seeded config.seed + s)
+  /// of `config` to the end, each exactly as initialize() and steps() would run it alone — the
+  /// same stats, bit-identical centroids — and returns their outcomes in the order of `starts`.
+  /// keep_history is ignored (no history is kept). `observer` hears of each start as it
+  /// finishes. Batched where the backend can: the CUDA engine runs several starts at once, each
+  /// on its own stream over its own copy of the data on the GPU (docs/engine.md, "Best of N");
+  /// otherwise the starts run one after another. Afterwards the engine holds the finished run
+  /// of one of the starts (which one is unspecified); initialize() begins another. An
+  /// outcome's labels are Engine::assign(its centred_centroids): every row's nearest final
+  /// centroid. Throws as initialize() for a bad config (before any start runs); Interrupted when
+  /// the interrupt flag is raised or the observer returns false (then initialize() before
+  /// stepping again).
+  virtual std::vector<StartOutcome> runStarts(const KMeansConfig& config,
+                                              const std::vector<int>& starts,
+                                              const StartObserver& observer = {});
 
   /// Lets another thread stop a long step() or initialize() early: while `*flag` is true the
   /// CPU backend stops between chunks of work (a few milliseconds apart) and throws
@@ -187,6 +171,11 @@ class Engine {
     const std::vector<float>* mid = nullptr;
   };
   virtual CentroidsNow centroidsForHistory() const = 0;
+
+  /// One start of runStarts on this engine: initialize(config), steps to the end, the outcome.
+  /// Returns false, the run left unfinished, when `stop` is raised between launches.
+  bool runOneStart(const KMeansConfig& config, int start, StartOutcome& out,
+                   const std::atomic<bool>* stop);
 
   KMeansConfig config_;
   bool snapshot_requested_ = false;

@@ -260,6 +260,7 @@ void CudaEngine::releaseData() {
   graphs_.clear();
   initialized_ = false;
   family_.reset();
+  lanes_.clear();
   data_.release();
   for (auto* b : {&run_.centroids[0], &run_.centroids[1], &capture_.staged_centroids})
     b->release();

@@ -55,6 +55,12 @@ class CudaEngine final : public Engine {
   void snapshot(Snapshot& out) override;
   void assign(const std::vector<float>& centred_centroids,
               std::vector<std::int32_t>& labels) override;
+  /// Best of N (cuda_engine_starts.cu): up to kMaxStartLanes starts at once, this engine and
+  /// engines of the same GPU holding copies of its data ("lanes"), each start on its own
+  /// stream driven by its own host thread; one start after another where the data are streamed
+  /// from host memory.
+  std::vector<StartOutcome> runStarts(const KMeansConfig& config, const std::vector<int>& starts,
+                                      const StartObserver& observer = {}) override;
   void requestSnapshot() override { snapshot_requested_ = true; }
   bool takeCapturedSnapshot(Snapshot& out) override;
 
@@ -167,6 +173,12 @@ class CudaEngine final : public Engine {
   /// setData; with `summary` (the whole data's, when this engine holds one shard) the data are
   /// not summarised again.
   void loadData(const DataView& data, const DataSummary* summary);
+  /// A lane of runStarts: the placed data of `source` (same GPU, on the device) copied from
+  /// device to device, with the same summary and indexes built the same way.
+  void loadCopyOf(const CudaEngine& source);
+  /// runStarts: how many of `wanted` lanes (this engine included) fit beside the run in device
+  /// memory, at least 1; the lanes beyond this engine created with copies of the data.
+  int prepareLanes(int wanted);
 
   /// Puts one part of an iteration on the compute stream through the run's family (captured
   /// once per buffer arrangement and part into a graph). in_half −1: the run's first iteration.
@@ -288,6 +300,10 @@ class CudaEngine final : public Engine {
              potentials.bytes();
     }
   } reseed_;
+
+  /// runStarts' other lanes: engines of this GPU with copies of the data (kept for the next
+  /// best-of-N run on the same data; released with the data).
+  std::vector<std::unique_ptr<CudaEngine>> lanes_;
 
   /// A snapshot captured in the background: the centroids staged on the device, pinned copies
   /// of them and of a frozen label half on the host.

@@ -35,6 +35,12 @@ inline constexpr unsigned kListedSegments = 64;
 /// early wastes little (later iterations of the launch skip their work).
 inline constexpr int kCompactLoopSteps = 16;
 
+/// Most starts of a best-of-N run (CudaEngine::runStarts) that run at once, each on its own
+/// stream and host thread over its own copy of the data: enough to keep the GPU busy between one
+/// start's launches, few enough that the copies stay small and the host's threads (one waiting
+/// on each start's launch) fit the cores of the machines we measured (16).
+inline constexpr int kMaxStartLanes = 16;
+
 /// Most iterations of one launch of the sorted runs' looping kernel.
 inline constexpr int kSortedLoopMax = 64;
 
