@@ -160,7 +160,8 @@ QWidget* ControlsPanel::buildParameterGroup() {
           [this](int n) { restarts_->setSuffix(n == 1 ? tr(" start") : tr(" starts")); });
   restarts_->setToolTip(
       tr("Run this many starts (seeds seed, seed + 1, …) and keep the one with the lowest "
-         "inertia; the first is animated, the others run flat out"));
+         "inertia; the first is animated, the others run flat out (several at once on a "
+         "GPU)"));
 
   form->addRow(tr("Clusters k"), k_);
   form->addRow(tr("Initialisation"), init_);
@@ -394,7 +395,8 @@ void ControlsPanel::setStarts(const std::vector<kms::app::StartSummary>& starts,
 void ControlsPanel::setStartProgress(int start, int starts) {
   start_->setVisible(false);
   startLabel_->setVisible(true);
-  startLabel_->setText(tr("Start %1 of %2 running flat out…").arg(start + 1).arg(starts));
+  startLabel_->setText(
+      tr("%1 of %2 starts done, the others running flat out…").arg(start).arg(starts));
 }
 
 void ControlsPanel::setTimeline(int shown, int latest, bool enabled,

@@ -44,8 +44,8 @@ class ControlsPanel : public QWidget {
   /// Best of N, when every start has finished: offers each start to show (`shown` selected,
   /// `best` marked); none hides the choice.
   void setStarts(const std::vector<kms::app::StartSummary>& starts, int shown, int best);
-  /// Best of N: start `start` (0-based) of `starts` is running.
-  void setStartProgress(int start, int starts);
+  /// Best of N: `done` of `starts` starts have finished; the others are running.
+  void setStartProgress(int done, int starts);
   /// The timeline: iteration `shown` of `latest`; the user can scrub it when `enabled`.
   void setTimeline(int shown, int latest, bool enabled, const std::vector<int>& emptied = {});
   QLabel* timelineMarks() const { return timelineMarks_; }

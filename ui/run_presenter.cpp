@@ -27,11 +27,11 @@ RunPresenter::RunPresenter(const Parts& parts, QObject* parent) : QObject(parent
     p_.readout.clearRun();
   });
   connect(&p_.session, &session::SessionController::startProgress, this,
-          [this](quint64 runId, int start, int starts) {
+          [this](quint64 runId, int done, int starts) {
             // Frames come through the frame pump and this signal does not, so progress can
             // arrive after the result of all the starts (which has a later run id): drop it.
             if (runId < p_.history.runId()) return;
-            p_.controls.setStartProgress(start, starts);
+            p_.controls.setStartProgress(done, starts);
           });
   connect(&p_.session, &session::SessionController::stateChanged, this, &RunPresenter::onState);
   connect(&p_.session, &session::SessionController::engineChanged, &p_.readout,

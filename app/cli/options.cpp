@@ -122,10 +122,7 @@ CliOptions parseCommandLine(const QStringList& arguments) {
       {"dither", "--out-image: none (default), fs (Floyd-Steinberg) or ordered (Bayer 8x8).",
        "MODE", "none"},
       {"seed", "Random seed for initialisation and --generate (default 1).", "S", "1"},
-      {"max-iter",
-       "Most Lloyd iterations (default 100; 300 for pictures, whose distinct colours iterate "
-       "cheaply and settle slowly).",
-       "N", "100"},
+      {"max-iter", "Most Lloyd iterations (default 300).", "N", "300"},
       {"tol",
        "Convergence tolerance: fraction of points changed or relative centroid shift (default "
        "1e-4).",
@@ -196,7 +193,6 @@ CliOptions parseCommandLine(const QStringList& arguments) {
   options.config.seed = parser.value("seed").toULongLong(&seedOk);
   if (!seedOk) badValue(parser, "seed", "a non-negative integer");
   options.config.max_iterations = intValue(parser, "max-iter", 1);
-  options.maxIterGiven = parser.isSet("max-iter");
   options.config.tolerance = doubleValue(parser, "tol");
   options.config.empty_clusters =
       choice(parser, "empty-clusters", parseEmptyClusterPolicy, "reseed or keep");

@@ -33,7 +33,6 @@ struct CliOptions {
   int restarts = 1;              ///< seeded starts; the lowest inertia wins
   /// Pictures: PSNR and ΔE after every iteration (--track-quality; host work per iteration).
   bool trackQuality = false;
-  bool maxIterGiven = false;  ///< --max-iter was on the command line
   DitherMode dither = DitherMode::None;
   QString outImage, outPalette, outLabels, outCentroids, report;
   /// Start from these centroids (a CSV of k rows, e.g. from --out-centroids or the window's
@@ -59,10 +58,6 @@ struct CliOptions {
 
 /// Most starts --restarts takes (every start's stats are kept for the report).
 inline constexpr int kMaxRestarts = 10000;
-
-/// Pictures' iteration limit when --max-iter is not given: their distinct colours iterate
-/// cheaply, and Lloyd's last few pixels settle slowly on photographs.
-inline constexpr int kPictureMaxIterations = 300;
 
 /// The engine options the command line asked for (threads, GPUs).
 EngineOptions engineOptionsFor(const CliOptions& options);

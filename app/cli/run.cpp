@@ -458,9 +458,7 @@ int execute(const CliOptions& given) {
   for (const auto& [name, ms] : data->loadMs)
     phases.add(QStringLiteral("  ") + name, ms);
   phases.skip();
-  CliOptions options = resolveOutputs(withGivenCentroids(given, *data), *data);
-  if (data->isImage() && !options.maxIterGiven)
-    options.config.max_iterations = kPictureMaxIterations;
+  const CliOptions options = resolveOutputs(withGivenCentroids(given, *data), *data);
   if (options.wantsImageOutputs() && !data->isImage())
     throw UsageError(inputName(options).toStdString() +
                      ": --out-image and --out-palette need an image input; this is a point file");

@@ -99,8 +99,8 @@ class SessionController : public QObject {
   void deviceFailed(const QString& message);
   /// Something the user should know that is not an error (k lowered to fit the data).
   void notice(const QString& message);
-  /// Best of N: start `start` (0-based) of `starts` of run `runId` is running.
-  void startProgress(quint64 runId, int start, int starts);
+  /// Best of N: `done` of `starts` starts of run `runId` have finished.
+  void startProgress(quint64 runId, int done, int starts);
 
  private:
   template <typename F>

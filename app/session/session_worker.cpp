@@ -100,7 +100,7 @@ void SessionWorker::applySettings(const RunSettings& settings) {
 void SessionWorker::play() {
   commandDone();
   if (!finishPendingInit()) return;
-  if (!initialized_ || running_ || engine_->finished()) return;
+  if (!initialized_ || running_ || (engine_->finished() && !laterStartsLeft())) return;
   startRunning();
 }
 
@@ -121,7 +121,7 @@ void SessionWorker::stepOnce() {
     if (viewIteration_ < engine_->iteration())
       return showPhase(viewIteration_ + 1, StepPhase::Whole);
   }
-  if (engine_->finished()) return;
+  if (engine_->finished() && !laterStartsLeft()) return;
   if (stepAndRecord(true)) setState(SessionState::Paused);
 }
 
@@ -263,21 +263,8 @@ void SessionWorker::adoptEngine(std::unique_ptr<kms::Engine> engine) {
 
 bool SessionWorker::finishPendingInit() {
   if (!initPending_) return true;
-  if (start_ == 0) {
-    initializeRun();
-    return initialized_;
-  }
-  kms::KMeansConfig config = settings_.config;  // as nextStart() set it up
-  config.seed += std::uint64_t(start_);
-  try {
-    engine_->initialize(config);
-    initPending_ = false;
-  } catch (const kms::Interrupted&) {
-  } catch (const std::exception& e) {
-    initPending_ = false;
-    fail(qs(e.what()), SessionState::Invalid);
-  }
-  return !initPending_ && initialized_;
+  initializeRun();
+  return initialized_;
 }
 
 void SessionWorker::initializeRun() {
@@ -363,8 +350,11 @@ void SessionWorker::pacedTick() {
 bool SessionWorker::stepAndRecord(bool forceFrame, bool publish) {
   // The run's clock starts with its first iteration, not when it was set up: time spent
   // waiting for Play is not iteration time.
-  if (engine_->iteration() == 0 && start_ == 0) runClock_.start();
-  if (engine_->iteration() == 0) startClock_.start();
+  if (start_ > 0) return runLaterStarts();
+  if (engine_->iteration() == 0) {
+    runClock_.start();
+    startClock_.start();
+  }
   kms::IterationStats stats;
   try {
     stats = engine_->step();
@@ -388,14 +378,6 @@ bool SessionWorker::stepAndRecord(bool forceFrame, bool publish) {
   const bool finished = engine_->finished();
   if (settings_.restarts > 1)
     startIterations_.push_back({0, start_, stats, double(startClock_.nsecsElapsed()) / 1e6});
-  if (start_ > 0) {  // later starts of a best-of-N run: no frames, results kept for the end
-    if (!finished) return true;
-    if (nextStart()) return true;
-    if (initPending_) return false;  // interrupted while setting up the next start
-    publishStart(bestStart());
-    stopRunning(SessionState::Finished);
-    return false;
-  }
   mailbox_.postRecord({runId_, 0, stats, double(runClock_.nsecsElapsed()) / 1e6});
   const bool frameDue =
       mailbox_.frameWanted() && double(frameClock_.nsecsElapsed()) / 1e6 >=
@@ -408,11 +390,10 @@ bool SessionWorker::stepAndRecord(bool forceFrame, bool publish) {
     publishInBackground(frameDue);
     if (mailbox_.claimWakeUp()) emit deliveryPending();
   }
-  if (finished && settings_.restarts > 1 && nextStart()) {
+  if (finished && settings_.restarts > 1 && recordFirstStart()) {
     if (!running_) startRunning();  // a Step that ended the first start runs the rest
     return true;
   }
-  if (initPending_) return false;  // the next start's set-up was interrupted
   if (finished) {
     stopRunning(SessionState::Finished);
     return false;
@@ -421,13 +402,45 @@ bool SessionWorker::stepAndRecord(bool forceFrame, bool publish) {
 }
 
 int SessionWorker::bestStart() const {
-  int best = 0;
-  for (std::size_t s = 1; s < starts_.size(); ++s)  // ties keep the earlier start
-    if (starts_[s].summary.inertia < starts_[std::size_t(best)].summary.inertia) best = int(s);
-  return best;
+  int best = -1;
+  for (const StartState& s : starts_)  // ties keep the earlier start
+    if (best < 0 || s.summary.inertia < starts_[std::size_t(indexOfStart(best))].summary.inertia ||
+        (s.summary.inertia == starts_[std::size_t(indexOfStart(best))].summary.inertia &&
+         s.summary.start < best))
+      best = s.summary.start;
+  return std::max(best, 0);
 }
 
-bool SessionWorker::nextStart() {
+int SessionWorker::indexOfStart(int start) const {
+  for (std::size_t i = 0; i < starts_.size(); ++i)
+    if (starts_[i].summary.start == start) return int(i);
+  return -1;
+}
+
+bool SessionWorker::laterStartsLeft() const {
+  return start_ > 0 && int(starts_.size()) < settings_.restarts;
+}
+
+void SessionWorker::recordStart(StartState state, const std::vector<kms::IterationStats>& stats,
+                                bool converged) {
+  kms::app::StartSummary& summary = state.summary;
+  summary.seed = settings_.config.seed + std::uint64_t(summary.start);
+  summary.iterations = int(stats.size());
+  summary.converged = converged;
+  summary.inertia = stats.empty() ? 0.0 : stats.back().inertia;
+  summary.stopRule =
+      stats.empty()
+          ? kms::StopRule::Running
+          : kms::stopRuleOf(stats.back(), true, std::size_t(input_->dataset()->clusteredItems()),
+                            settings_.config.tolerance);
+  // Shown later with every row's nearest final centroid (publishStart): no labels kept.
+  state.result.labels.clear();
+  state.result.labels.shrink_to_fit();
+  state.result.n = 0;
+  starts_.push_back(std::move(state));
+}
+
+bool SessionWorker::recordFirstStart() {
   StartState state;
   try {
     engine_->snapshot(state.result);
@@ -435,43 +448,91 @@ bool SessionWorker::nextStart() {
     fail(tr("Could not read the engine's state: %1").arg(qs(e.what())), SessionState::Paused);
     return false;
   }
+  state.summary.start = 0;
   state.iterations = std::move(startIterations_);
   startIterations_.clear();
-  kms::app::StartSummary& summary = state.summary;
-  summary.start = start_;
-  summary.seed = settings_.config.seed + std::uint64_t(start_);
-  summary.iterations = int(state.iterations.size());
-  summary.converged = engine_->converged();
-  summary.inertia = state.iterations.empty() ? 0.0 : state.iterations.back().stats.inertia;
-  if (quality_) {
-    std::vector<std::int32_t> rows;
-    input_->toDatasetRows(state.result.labels, rows);
-    const auto palette =
-        kms::app::paletteOf(input_->toDatasetSpace(state.result.centroids), input_->d());
-    summary.quality = quality_->measure(rows, palette, false);
-  }
-  starts_.push_back(std::move(state));
-  if (start_ + 1 >= settings_.restarts) return false;
-  ++start_;
-  kms::KMeansConfig config = settings_.config;
-  config.seed += std::uint64_t(start_);
-  try {
-    engine_->initialize(config);
-  } catch (const kms::Interrupted&) {
-    initPending_ = true;  // this start is set up again before the run goes on
-    return false;
-  } catch (const std::exception& e) {
-    fail(qs(e.what()), SessionState::Invalid);
-    return false;
-  }
-  emit startProgress(quint64(runId_), start_, settings_.restarts);
+  std::vector<kms::IterationStats> stats;
+  for (const IterationRecord& record : state.iterations)
+    stats.push_back(record.stats);
+  recordStart(std::move(state), stats, engine_->converged());
+  if (settings_.restarts < 2) return false;
+  start_ = 1;  // the later starts: all at once, as the engine runs them (runLaterStarts)
+  emit startProgress(quint64(runId_), 1, settings_.restarts);
   return true;
+}
+
+bool SessionWorker::runLaterStarts() {
+  std::vector<int> left;
+  for (int s = 1; s < settings_.restarts; ++s)
+    if (indexOfStart(s) < 0) left.push_back(s);
+  if (!left.empty()) {
+    try {
+      engine_->runStarts(settings_.config, left, [this](const kms::StartOutcome& o) {
+        StartState state;
+        state.summary.start = o.start;
+        double ms = 0.0;  // the time axis of a start run off screen: its compute time
+        for (const kms::IterationStats& stats : o.iterations) {
+          ms += stats.ms.computeMs();
+          state.iterations.push_back({0, o.start, stats, ms});
+        }
+        state.result.iteration = int(o.iterations.size());
+        state.result.k = settings_.config.k;
+        state.result.d = input_->d();
+        state.result.centroids = o.centroids;
+        state.result.centred_centroids = o.centred_centroids;
+        if (!o.iterations.empty()) state.result.stats = o.iterations.back();
+        recordStart(std::move(state), o.iterations, o.converged);
+        emit startProgress(quint64(runId_), int(starts_.size()), settings_.restarts);
+        // A queued command (pause, new settings, a pace) runs before the starts go on.
+        return pendingCommands_.load(std::memory_order_acquire) == 0;
+      });
+    } catch (const kms::Interrupted&) {
+      sortStarts();
+      return true;  // the queued command runs; the next slice goes on with the starts left
+    } catch (const kms::DeviceError& e) {
+      sortStarts();
+      running_ = false;
+      paceTimer_->stop();
+      setState(SessionState::Paused);
+      emit deviceFailed(tr("The GPU failed while running the starts: %1").arg(qs(e.what())));
+      return false;
+    } catch (const std::exception& e) {
+      sortStarts();
+      fail(tr("The engine failed while running the starts: %1").arg(qs(e.what())),
+           SessionState::Paused);
+      return false;
+    }
+  }
+  sortStarts();
+  publishStart(bestStart());
+  stopRunning(SessionState::Finished);
+  return false;
+}
+
+void SessionWorker::sortStarts() {
+  std::sort(starts_.begin(), starts_.end(), [](const StartState& a, const StartState& b) {
+    return a.summary.start < b.summary.start;
+  });
 }
 
 void SessionWorker::publishStart(int start) {
   finishBackgroundFrame();
   capturePending_ = false;
-  const StartState& state = starts_[std::size_t(start)];
+  const int index = indexOfStart(start);
+  if (index < 0) return;
+  const StartState& state = starts_[std::size_t(index)];
+  kms::Snapshot copy = state.result;
+  if (copy.iteration > 0) {
+    // Every row's nearest final centroid, as kmeans-cli writes it.
+    try {
+      engine_->assign(copy.centred_centroids, copy.labels);
+    } catch (const std::exception& e) {
+      fail(tr("Could not label start %1: %2").arg(start + 1).arg(qs(e.what())),
+           SessionState::Paused);
+      return;
+    }
+    copy.n = copy.labels.size();
+  }
   // A fresh run id: the charts show this start's iterations from the beginning.
   ++runId_;
   mailbox_.clear();
@@ -479,7 +540,6 @@ void SessionWorker::publishStart(int start) {
     record.runId = runId_;
     mailbox_.postRecord(record);
   }
-  kms::Snapshot copy = state.result;
   StartInfo info;
   info.start = start;
   info.starts = settings_.restarts;

@@ -79,10 +79,11 @@ class SessionWorker : public QObject {
   void deviceFailed(const QString& message);
   /// `gpus`: CUDA devices present (0 when none is available).
   void cudaProbed(bool available, const QString& description, int gpus);
-  /// Best of N: start `start` (0-based) of `starts` is running (the first one is animated, the
-  /// others run flat out). `runId` is the run's id: the result frame of all the starts comes
-  /// with a later id, so a receiver can drop progress that arrives after the result.
-  void startProgress(quint64 runId, int start, int starts);
+  /// Best of N: `done` of `starts` starts have finished (the first one is animated, the others
+  /// run flat out, several at once on a GPU). `runId` is the run's id: the result frame of all
+  /// the starts comes with a later id, so a receiver can drop progress that arrives after the
+  /// result.
+  void startProgress(quint64 runId, int done, int starts);
 
  private:
   void commandDone();
@@ -97,10 +98,22 @@ class SessionWorker : public QObject {
   /// Sets up again what an interrupted initialize() left undone. False when it still is not.
   bool finishPendingInit();
   void initializeRun();
-  /// Best of N: records the finished start and starts the next one; false when none is left.
-  bool nextStart();
-  /// The finished start with the lowest inertia (ties: the earlier).
+  /// Best of N: records the animated first start when it ended; true when later starts follow.
+  bool recordFirstStart();
+  /// Best of N: the later starts not yet run, in one Engine::runStarts (several at once on a
+  /// GPU), each recorded as it ends; then the best start is shown and the run is finished.
+  /// True when a queued command stopped it (the next slice goes on), false when it ended.
+  bool runLaterStarts();
+  /// Keeps a finished start's summary, records and final centroids.
+  struct StartState;
+  void recordStart(StartState state, const std::vector<kms::IterationStats>& stats, bool converged);
+  void sortStarts();
+  /// Later starts of a best-of-N run are still to run.
+  bool laterStartsLeft() const;
+  /// The finished start with the lowest inertia (ties: the earlier), by number.
   int bestStart() const;
+  /// Where start `start` is in starts_, or −1.
+  int indexOfStart(int start) const;
   /// The best start's final frame and records, once all starts are done.
   void publishStart(int start);
   void startRunning();
@@ -164,11 +177,13 @@ class SessionWorker : public QObject {
   /// Best of N: how each finished start ended, with what it takes to show it again.
   struct StartState {
     kms::app::StartSummary summary;
-    std::vector<IterationRecord> iterations;  // with the wall clock since the start began
-    kms::Snapshot result;                     // labels per engine row and centroids (engine space)
+    /// With the wall clock since the start began (the animated first start) or its compute time
+    /// (the others).
+    std::vector<IterationRecord> iterations;
+    kms::Snapshot result;  // final centroids (engine space and centred); no labels
   };
   std::vector<StartState> starts_;
-  int start_ = 0;                                 // the start in progress
+  int start_ = 0;  // 0: the animated first start; 1: the later starts (runLaterStarts)
   std::vector<IterationRecord> startIterations_;  // of the start in progress
   QElapsedTimer startClock_;                      // since the start in progress began
   FrameContext context() const { return {input_, quality_}; }

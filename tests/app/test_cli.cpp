@@ -178,7 +178,7 @@ TEST(Cli, TrackQualityMeasuresEveryIterationOfEveryStart) {
     EXPECT_EQ(tracked["starts"][s]["inertia"], plain["starts"][s]["inertia"]);
 }
 
-TEST(Cli, PicturesIterateLongerAndSayWhatStoppedThem) {
+TEST(Cli, RunsIterateUpTo300AndSayWhatStoppedThem) {
   const TempFiles files;
   const QString input = gradientPicture(files);
   const QString report = files.path("r.json");

@@ -391,11 +391,15 @@ TEST(Session, BestOfNKeepsTheLowestInertiaAndShowsAnyStart) {
   ASSERT_TRUE(reaches(session, SessionState::Finished));
   ASSERT_TRUE(
       waitFor([&] { return !seen.frames.empty() && !seen.frames.back()->startSummaries.empty(); }));
-  EXPECT_EQ(progress.count(), 3) << "starts 2, 3 and 4 announced";
+  ASSERT_EQ(progress.count(), 4) << "1, 2, 3 and 4 starts done";
   const FramePtr best = seen.frames.back();
   ASSERT_EQ(best->startSummaries.size(), 4u);
-  for (const QList<QVariant>& args : progress)
+  int done = 0;
+  for (const QList<QVariant>& args : progress) {
     EXPECT_LT(args.at(0).toULongLong(), best->runId) << "progress is older than the result";
+    EXPECT_EQ(args.at(1).toInt(), ++done);
+    EXPECT_EQ(args.at(2).toInt(), 4);
+  }
   int lowest = 0;
   for (int i = 1; i < 4; ++i) {
     EXPECT_EQ(best->startSummaries[std::size_t(i)].seed, s.config.seed + std::uint64_t(i));
@@ -415,6 +419,43 @@ TEST(Session, BestOfNKeepsTheLowestInertiaAndShowsAnyStart) {
   EXPECT_EQ(seen.frames.back()->stats.inertia, best->startSummaries[std::size_t(other)].inertia);
   ASSERT_TRUE(waitFor([&] { return !seen.records.empty(); }));
   EXPECT_EQ(seen.records.back().stats.inertia, seen.frames.back()->stats.inertia);
+}
+
+TEST(Session, BestOfNPausedBetweenStartsGoesOnWithTheStartsLeft) {
+  const auto finalSummaries = [](bool pauseMidway) {
+    SessionController session;
+    Observer seen(session);
+    RunSettings s = settings(12, 80, 0.0);
+    s.restarts = 8;
+    session.setSettings(s);
+    session.setDataset(kms::test::uniform(60000));
+    EXPECT_TRUE(reaches(session, SessionState::Ready));
+    QSignalSpy progress(&session, &SessionController::startProgress);
+    session.play();
+    if (pauseMidway) {
+      EXPECT_TRUE(waitFor([&] { return progress.count() >= 3; }));
+      session.pause();
+      EXPECT_TRUE(reaches(session, SessionState::Paused));
+      const int heard = int(progress.count());
+      QTest::qWait(50);
+      EXPECT_EQ(progress.count(), heard) << "no start runs while paused";
+      session.play();
+    }
+    EXPECT_TRUE(reaches(session, SessionState::Finished));
+    EXPECT_TRUE(waitFor(
+        [&] { return !seen.frames.empty() && seen.frames.back()->startSummaries.size() == 8u; }));
+    return seen.frames.empty() ? std::vector<kms::app::StartSummary>{}
+                               : seen.frames.back()->startSummaries;
+  };
+  const auto straight = finalSummaries(false);
+  const auto paused = finalSummaries(true);
+  ASSERT_EQ(straight.size(), 8u);
+  ASSERT_EQ(paused.size(), 8u);
+  for (std::size_t i = 0; i < 8; ++i) {
+    EXPECT_EQ(paused[i].start, int(i)) << "every start once, in order";
+    EXPECT_EQ(paused[i].inertia, straight[i].inertia) << "start " << i;
+    EXPECT_EQ(paused[i].iterations, straight[i].iterations) << "start " << i;
+  }
 }
 
 TEST(Session, KAboveTheDistinctColoursIsLoweredWithANotice) {

@@ -39,8 +39,10 @@ inline constexpr int kMaxClusters = 65535;
 
 /// Settings of a run. Defaults are what the GUI and the CLI start with.
 struct KMeansConfig {
-  int k = 8;                 ///< Number of clusters, 1 ≤ k ≤ min(N, kMaxClusters).
-  int max_iterations = 100;  ///< Hard cap on Lloyd iterations (≥ 1).
+  int k = 8;  ///< Number of clusters, 1 ≤ k ≤ min(N, kMaxClusters).
+  /// Hard cap on Lloyd iterations (≥ 1). 300, as scikit-learn: a photograph's last few pixels
+  /// settle slowly (a 17.9-megapixel photo at k = 16 still moved 7,021 pixels at iteration 100).
+  int max_iterations = 300;
   /// Convergence threshold (≥ 0): a run has converged after an iteration in which no point
   /// changed cluster, or the fraction of points that changed cluster is below `tolerance`, or
   /// the largest centroid shift divided by the data scale (largest per-dimension range) is
