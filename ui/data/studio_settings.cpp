@@ -19,12 +19,14 @@ void restoreStudioSettings(const PersistedParts& parts) {
   if (s.contains(QStringLiteral("window/state")))
     parts.window.restoreState(s.value(QStringLiteral("window/state")).toByteArray());
   session::RunSettings run;
+  const kms::KMeansConfig defaults;  // what was never saved starts as the engine's defaults
   run.config.k = s.value(QStringLiteral("run/k"), 16).toInt();
-  run.config.init = kms::InitMethod(
-      s.value(QStringLiteral("run/init"), int(kms::InitMethod::GreedyKMeansPlusPlus)).toInt());
-  run.config.seed = s.value(QStringLiteral("run/seed"), 1).toULongLong();
-  run.config.max_iterations = s.value(QStringLiteral("run/maxIterations"), 100).toInt();
-  run.config.tolerance = s.value(QStringLiteral("run/tolerance"), 1e-4).toDouble();
+  run.config.init =
+      kms::InitMethod(s.value(QStringLiteral("run/init"), int(defaults.init)).toInt());
+  run.config.seed = s.value(QStringLiteral("run/seed"), qulonglong(defaults.seed)).toULongLong();
+  run.config.max_iterations =
+      s.value(QStringLiteral("run/maxIterations"), defaults.max_iterations).toInt();
+  run.config.tolerance = s.value(QStringLiteral("run/tolerance"), defaults.tolerance).toDouble();
   run.backend =
       kms::BackendKind(s.value(QStringLiteral("run/backend"), int(kms::BackendKind::Auto)).toInt());
   run.clustering.colourSpace = kms::app::ColourSpace(
