@@ -4,6 +4,8 @@
 #
 #   scripts/install-deps.sh          # everything (GUI, tests, loaders, fuzzing with clang,
 #                                    # checking the package's desktop entry and metadata)
+#   scripts/install-deps.sh --peers  # and the peers the measurement scripts compare with
+#                                    # (scikit-learn, pngquant: scripts/quality, cpu_vs_sklearn.py)
 #
 # Runs apt-get as root, or through sudo when not root.
 set -euo pipefail
@@ -16,6 +18,9 @@ packages=(
   xvfb xauth x11-apps fonts-dejavu-core
   clang desktop-file-utils appstream
 )
+if [ "${1:-}" = "--peers" ]; then
+  packages+=(python3-numpy python3-sklearn pngquant)
+fi
 
 missing=()
 for p in "${packages[@]}"; do

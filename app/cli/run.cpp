@@ -217,9 +217,14 @@ Result cluster(const CliOptions& options, const Dataset& data, const ClusteringI
   printHeader(console, data, input, created, options);
 
   const auto start = Clock::now();
+  // What the measures need of the picture is prepared beside the engine's work (it is needed
+  // only at the end, unless every iteration is measured).
+  std::shared_future<std::shared_ptr<const QualityContext>> measuring =
+      std::async(std::launch::async, [&data] { return QualityContext::build(data); }).share();
   engine.setData(input.view());
-  const auto quality = QualityContext::build(data);
   phases.mark(QStringLiteral("data to the engine"));
+  const auto quality = options.trackQuality ? measuring.get() : nullptr;
+  const bool track = quality != nullptr;  // pictures only
   const std::size_t points = std::size_t(data.clusteredItems());
   const double tolerance = options.config.tolerance;
   Result result;
@@ -228,7 +233,6 @@ Result cluster(const CliOptions& options, const Dataset& data, const ClusteringI
   // Every start's outcome, and with --track-quality its measures per iteration.
   std::vector<StartOutcome> outcomes;
   std::vector<std::vector<Quality>> measures;
-  const bool track = options.trackQuality && quality;
   if (track || options.restarts == 1) {
     for (int s = 0; s < options.restarts; ++s) {
       if (options.restarts > 1)
@@ -282,7 +286,8 @@ Result cluster(const CliOptions& options, const Dataset& data, const ClusteringI
   result.shownCentroids = input.toDatasetSpace(chosen.centroids);
   if (data.isImage()) result.palette = paletteOf(result.shownCentroids, input.d());
   result.loopSeconds = secondsSince(loop);
-  if (quality) report.finalQuality = quality->measure(result.labels, result.palette, true);
+  if (const auto measures = measuring.get())
+    report.finalQuality = measures->measure(result.labels, result.palette, true);
   phases.mark(QStringLiteral("result and its measures"));
 
   report.input = data.source;

@@ -51,10 +51,14 @@ void StatusReadout::setState(session::SessionState state, double pace) {
   QString text = session::toDisplayString(state);
   if (state == session::SessionState::Running)
     text += pace > 0 ? tr(" · %1 it/s").arg(pace, 0, 'g', 3) : tr(" · flat out");
-  if (state == session::SessionState::Finished && !history_.empty())
-    text = history_.records().back().stats.converged
-               ? tr("Converged after %1 iterations").arg(history_.records().back().stats.iteration)
-               : tr("Stopped at the iteration limit");
+  if (state == session::SessionState::Finished && !history_.empty()) {
+    const kms::IterationStats& last = history_.records().back().stats;
+    // Which rule stopped the run: the tolerance's tests are the others of kms::StopRule.
+    text = !last.converged ? tr("Stopped at the iteration limit (%1)").arg(last.iteration)
+           : last.changed == 0
+               ? tr("Converged after %1 iterations: no point changed cluster").arg(last.iteration)
+               : tr("Converged after %1 iterations (within the tolerance)").arg(last.iteration);
+  }
   state_->setText(text);
 }
 
