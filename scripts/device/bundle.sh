@@ -13,7 +13,7 @@ cmake --build build-device
 rm -rf device-bundle
 mkdir -p device-bundle
 cp build-device/tests/gpu_tests build-device/tests/engine_tests build-device/app/bench/kmeans-bench \
-  scripts/device/gpu-checks.sh scripts/device/photo_vs_pytorch.py scripts/device/stack_photos.py \
+  scripts/device/gpu-checks.sh scripts/device/whole-runs.sh scripts/device/photo_vs_pytorch.py scripts/device/stack_photos.py \
   device-bundle/
 # The engine is a shared library: the programs find it beside them (gpu-checks.sh sets
 # LD_LIBRARY_PATH; the Qt bundle below copies it into qt/lib).
