@@ -154,7 +154,7 @@ QWidget* ControlsPanel::buildParameterGroup() {
   rows_->setToolTip(tr("What the engine clusters; the result is the same either way"));
   restarts_ = new QSpinBox(group);
   restarts_->setObjectName(QStringLiteral("restartsSpin"));
-  restarts_->setRange(1, 64);
+  restarts_->setRange(1, 1000);  // a GPU runs hundreds in well under a second
   restarts_->setSuffix(tr(" start"));
   connect(restarts_, &QSpinBox::valueChanged, this,
           [this](int n) { restarts_->setSuffix(n == 1 ? tr(" start") : tr(" starts")); });
