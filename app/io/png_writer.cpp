@@ -48,13 +48,15 @@ void deflateSegment(const std::vector<unsigned char>& raw, std::size_t begin, st
   }
   out.length = end - begin;
   out.adler = adler32(1L, raw.data() + begin, uInt(out.length));
-  out.deflated.resize(deflateBound(&z, uLong(out.length)) + 16);
+  // deflateBound covers Z_FINISH; a sync flush adds an empty stored block (5 bytes): room for
+  // both, and a full buffer counts as a failure (output could still be pending).
+  out.deflated.resize(deflateBound(&z, uLong(out.length)) + 64);
   z.next_in = const_cast<Bytef*>(raw.data() + begin);
   z.avail_in = uInt(out.length);
   z.next_out = out.deflated.data();
   z.avail_out = uInt(out.deflated.size());
   const int status = deflate(&z, last ? Z_FINISH : Z_SYNC_FLUSH);
-  out.ok = last ? status == Z_STREAM_END : status == Z_OK && z.avail_in == 0;
+  out.ok = (last ? status == Z_STREAM_END : status == Z_OK && z.avail_in == 0) && z.avail_out > 0;
   out.deflated.resize(out.deflated.size() - z.avail_out);
   deflateEnd(&z);
 }

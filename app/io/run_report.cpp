@@ -97,10 +97,10 @@ void writeRunReport(const QString& path, const RunReport& report) {
       {"final_inertia",
        report.iterations.empty() ? QJsonValue() : QJsonValue(report.iterations.back().inertia)},
       {"wall_seconds", report.wallSeconds}};
-  QJsonObject phases;
+  QJsonArray phases;  // in the order they ran
   for (const auto& [name, ms] : report.phasesMs)
-    phases.insert(name, ms);
-  root.insert("phases_ms", phases);
+    phases.append(QJsonObject{{"phase", name.trimmed()}, {"ms", ms}});
+  root.insert("phases", phases);
   if (report.finalQuality.valid()) {
     QJsonObject quality;
     addQuality(quality, report.finalQuality);

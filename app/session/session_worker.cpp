@@ -108,8 +108,9 @@ void SessionWorker::pause() {
   commandDone();
   if (!running_) return;
   stopRunning(SessionState::Paused);
-  // Show exactly where the run stopped, even if flat-out frames skipped the last iterations.
-  publishFrame();
+  // Show exactly where the run stopped, even if flat-out frames skipped the last iterations —
+  // except between the later starts of a best-of-N run, which run off screen.
+  if (start_ == 0) publishFrame();
 }
 
 void SessionWorker::stepOnce() {
@@ -223,7 +224,7 @@ void SessionWorker::setFrameInterval(double ms) {
 
 void SessionWorker::showStart(int start) {
   commandDone();
-  if (running_ || start < 0 || start >= int(starts_.size())) return;
+  if (running_ || indexOfStart(start) < 0) return;
   publishStart(start);
 }
 
@@ -488,7 +489,9 @@ bool SessionWorker::runLaterStarts() {
       });
     } catch (const kms::Interrupted&) {
       sortStarts();
-      return true;  // the queued command runs; the next slice goes on with the starts left
+      // A queued command runs, then the next slice goes on with the starts left; without one
+      // (the stop flag alone: closing), the chain ends here.
+      return pendingCommands_.load(std::memory_order_acquire) > 0;
     } catch (const kms::DeviceError& e) {
       sortStarts();
       running_ = false;
@@ -504,8 +507,7 @@ bool SessionWorker::runLaterStarts() {
     }
   }
   sortStarts();
-  publishStart(bestStart());
-  stopRunning(SessionState::Finished);
+  if (publishStart(bestStart())) stopRunning(SessionState::Finished);
   return false;
 }
 
@@ -515,11 +517,11 @@ void SessionWorker::sortStarts() {
   });
 }
 
-void SessionWorker::publishStart(int start) {
+bool SessionWorker::publishStart(int start) {
   finishBackgroundFrame();
   capturePending_ = false;
   const int index = indexOfStart(start);
-  if (index < 0) return;
+  if (index < 0) return false;
   const StartState& state = starts_[std::size_t(index)];
   kms::Snapshot copy = state.result;
   if (copy.iteration > 0) {
@@ -529,7 +531,7 @@ void SessionWorker::publishStart(int start) {
     } catch (const std::exception& e) {
       fail(tr("Could not label start %1: %2").arg(start + 1).arg(qs(e.what())),
            SessionState::Paused);
-      return;
+      return false;
     }
     copy.n = copy.labels.size();
   }
@@ -548,6 +550,7 @@ void SessionWorker::publishStart(int start) {
     info.summaries.push_back(s.summary);
   mailbox_.postFrame(buildFrame(copy, context(), runId_, true, labelPool_, &info));
   if (mailbox_.claimWakeUp()) emit deliveryPending();
+  return true;
 }
 
 void SessionWorker::publishInBackground(bool frameDue) {

@@ -115,7 +115,8 @@ class SessionWorker : public QObject {
   /// Where start `start` is in starts_, or −1.
   int indexOfStart(int start) const;
   /// The best start's final frame and records, once all starts are done.
-  void publishStart(int start);
+  /// False (after failing with the reason) when the start could not be labelled.
+  bool publishStart(int start);
   void startRunning();
   void stopRunning(SessionState next);
   void queueSlice(std::uint64_t chain);

@@ -39,17 +39,16 @@ struct StartOutcome {
   std::vector<IterationStats> iterations;  ///< every iteration's stats, in order
   bool converged = false;                  ///< the last iteration passed the convergence test
   std::vector<float> centroids;            ///< final centroids, k × d, data units
-  /// The final centroids in the engine's frame (Snapshot::centred_centroids).
+  /// The final centroids in the engine's frame (Snapshot::centred_centroids): the outcome's
+  /// labels are Engine::assign(centred_centroids), every row's nearest final centroid.
   std::vector<float> centred_centroids;
-  /// The centred centroids the last iteration assigned with: Engine::assign(assigned_with)
-  /// gives back exactly that iteration's labels (what snapshot() would have shown).
-  std::vector<float> assigned_with;
   /// The last iteration's inertia (0 before any iteration).
   double inertia() const;
 };
 
 /// Called on runStarts' calling thread as each start finishes, in the order they finish.
-/// Returning false stops the run: runStarts then throws Interrupted.
+/// Returning false stops the run: runStarts then throws Interrupted. It must not call the engine
+/// (on a GPU the engine is running a start on another thread meanwhile).
 using StartObserver = std::function<bool(const StartOutcome&)>;
 
 /// The outcome with the lowest final inertia; ties keep the lower start number. −1 when empty.

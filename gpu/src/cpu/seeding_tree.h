@@ -47,11 +47,12 @@ class SeedingTree {
   std::int64_t potentialNode(int index, const float* c, const std::vector<float>& d2) const;
   void describeNode(int index, const std::vector<float>& d2);
 
-  const float* x_;
+  const float* x_;  ///< the caller's rows, while the tree is built
   int d_;
   bool greedy_;
   TermFn term_;
-  double margin_;
+  double margin_;                     ///< relative slack of the skip test
+  double slack_;                      ///< absolute slack (subnormal distances)
   std::vector<std::uint32_t> order_;  ///< the rows in tree order
   std::vector<float> points_;         ///< their coordinates in tree order (n × d)
   std::vector<Node> nodes_;

@@ -301,8 +301,8 @@ class CudaEngine final : public Engine {
     }
   } reseed_;
 
-  /// runStarts' other lanes: engines of this GPU with copies of the data (kept for the next
-  /// best-of-N run on the same data; released with the data).
+  /// runStarts' other lanes: engines of this GPU with copies of the data (made for one
+  /// best-of-N run and given back at its end).
   std::vector<std::unique_ptr<CudaEngine>> lanes_;
 
   /// A snapshot captured in the background: the centroids staged on the device, pinned copies

@@ -77,23 +77,24 @@ void CudaEngine::loadCopyOf(const CudaEngine& source) {
 }
 
 int CudaEngine::prepareLanes(int wanted) {
-  wanted = std::min(wanted, kMaxStartLanes);
+  // One host thread waits on each lane's launches (spinning, as CUDA's default wait does):
+  // leave the process a core.
+  const int cores = static_cast<int>(std::max(2u, std::thread::hardware_concurrency()));
+  wanted = std::min({wanted, kMaxStartLanes, cores - 1});
   // Each lane needs what this engine holds for the run (data, indexes, family, run buffers),
   // which initialize() has just allocated; a tenth of the free memory stays free.
   const std::size_t per_lane = std::max<std::size_t>(deviceBytes(), 1);
   std::size_t free_bytes = 0, total_bytes = 0;
   KMS_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-  for (const auto& lane : lanes_)  // the lanes already made give their memory back first
-    free_bytes += lane->deviceBytes();
   std::size_t budget = free_bytes - free_bytes / 10;
-  if (options_.max_device_bytes > 0)  // the limit holds for all the lanes together
-    budget =
-        std::min(budget, options_.max_device_bytes > per_lane ? options_.max_device_bytes - per_lane
-                                                              : std::size_t{0});
+  // max_device_bytes caps the data a run places; the lanes' copies count against it too.
+  if (options_.max_device_bytes > 0) {
+    const std::size_t data_bytes = std::max<std::size_t>(data_.deviceBytes(), 1);
+    const std::size_t copies = options_.max_device_bytes / data_bytes;
+    budget = std::min(budget, (copies > 0 ? copies - 1 : 0) * per_lane);
+  }
   const int fitting = 1 + static_cast<int>(std::min<std::size_t>(budget / per_lane, 1 << 20));
   const int lanes = std::max(1, std::min(wanted, fitting));
-  if (static_cast<int>(lanes_.size()) > lanes - 1)
-    lanes_.resize(static_cast<std::size_t>(lanes - 1));
   try {
     while (static_cast<int>(lanes_.size()) < lanes - 1) {
       auto lane = std::make_unique<CudaEngine>(device_, options_);
@@ -121,6 +122,7 @@ std::vector<StartOutcome> CudaEngine::runStarts(const KMeansConfig& config,
   if (!lanes_possible) return Engine::runStarts(config, starts, observer);
   for (const int s : starts)
     if (s < 0) throw InvalidArgument("Start numbers are 0 or more; got " + std::to_string(s) + ".");
+  if (interruptRequested()) throw Interrupted("best of N stopped");
 
   // The configuration is checked (and the run's buffers sized) here, before any start runs.
   {
@@ -130,27 +132,61 @@ std::vector<StartOutcome> CudaEngine::runStarts(const KMeansConfig& config,
     initialize(first);
   }
   const int lane_count = prepareLanes(static_cast<int>(starts.size()));
+  // The lanes are given back when the starts are done, whatever happens: their copies of the
+  // data would otherwise hold memory the next run of this engine may need.
+  struct ReleaseLanes {
+    CudaEngine& engine;
+    ~ReleaseLanes() {
+      engine.lanes_.clear();
+      cudaSetDevice(engine.device_);
+    }
+  } release_lanes{*this};
   std::vector<CudaEngine*> engines{this};
   for (const auto& lane : lanes_)
     engines.push_back(lane.get());
   engines.resize(static_cast<std::size_t>(lane_count));
 
   std::vector<StartOutcome> outcomes(starts.size());
-  std::atomic<std::size_t> next{0};
   std::atomic<bool> stop{false};
   std::mutex mutex;
   std::condition_variable wake;
+  std::size_t next = 1;              // the next start not yet taken; this engine takes the first
+  std::deque<std::size_t> returned;  // starts a lane gave back (it ran out of memory)
   std::deque<std::size_t> finished;  // outcomes not yet shown to the observer
-  int running = lane_count;
+  int running = 0;
   std::exception_ptr error;
 
-  const auto drive = [&](CudaEngine* engine) {
+  // Engine 0 (this one) runs the first start, so that it ends holding a finished run.
+  const auto take = [&](std::size_t& i) {
+    std::lock_guard lock(mutex);
+    if (stop.load()) return false;
+    if (!returned.empty()) {
+      i = returned.front();
+      returned.pop_front();
+      return true;
+    }
+    if (next >= starts.size()) return false;
+    i = next++;
+    return true;
+  };
+  const auto drive = [&](CudaEngine* engine, bool first_lane) {
+    std::size_t i = 0;
+    bool have = first_lane;
     try {
       engine->activate();
-      for (;;) {
-        const std::size_t i = next.fetch_add(1);
-        if (i >= starts.size() || stop.load()) break;
-        if (!engine->runOneStart(config, starts[i], outcomes[i], &stop)) break;
+      while (have || take(i)) {
+        have = false;
+        try {
+          if (!engine->runOneStart(config, starts[i], outcomes[i], &stop)) break;
+        } catch (const DeviceError&) {
+          if (engine == this) throw;
+          // A lane out of memory (or failing otherwise) retires and gives its start back; this
+          // engine runs it, or fails with the error if the device itself is lost.
+          std::lock_guard lock(mutex);
+          returned.push_back(i);
+          cudaGetLastError();
+          break;
+        }
         std::lock_guard lock(mutex);
         finished.push_back(i);
         wake.notify_one();
@@ -164,10 +200,35 @@ std::vector<StartOutcome> CudaEngine::runStarts(const KMeansConfig& config,
     --running;
     wake.notify_one();
   };
+
+  // Every thread started is joined before this function returns, also when starting one fails.
   std::vector<std::thread> threads;
+  struct JoinAll {
+    std::vector<std::thread>& threads;
+    std::atomic<bool>& stop;
+    ~JoinAll() {
+      stop.store(true);
+      for (std::thread& t : threads)
+        if (t.joinable()) t.join();
+    }
+  } join_all{threads, stop};
   threads.reserve(engines.size());
-  for (CudaEngine* engine : engines)
-    threads.emplace_back(drive, engine);
+  for (std::size_t e = 0; e < engines.size(); ++e) {
+    {
+      std::lock_guard lock(mutex);
+      ++running;
+    }
+    try {
+      threads.emplace_back(drive, engines[e], e == 0);
+    } catch (...) {
+      std::lock_guard lock(mutex);
+      --running;
+      if (e == 0) throw;  // no thread at all: nothing runs
+      break;              // fewer lanes, the same results
+    }
+  }
+  // A lane that retired leaves its start to the others; this engine's thread picks it up, and
+  // takes the last ones if every lane retired.
 
   // This thread tells the observer and watches the interrupt flag (a stop is seen within one
   // launch of every lane: milliseconds).
@@ -176,8 +237,6 @@ std::vector<StartOutcome> CudaEngine::runStarts(const KMeansConfig& config,
   {
     std::unique_lock lock(mutex);
     for (;;) {
-      wake.wait_for(lock, std::chrono::milliseconds(10),
-                    [&] { return !finished.empty() || running == 0; });
       while (!finished.empty()) {
         const std::size_t i = finished.front();
         finished.pop_front();
@@ -199,7 +258,19 @@ std::vector<StartOutcome> CudaEngine::runStarts(const KMeansConfig& config,
         cancelled = true;
         stop.store(true);
       }
-      if (running == 0 && finished.empty()) break;
+      if (running == 0) break;
+      wake.wait_for(lock, std::chrono::milliseconds(5),
+                    [&] { return !finished.empty() || running == 0; });
+    }
+    // Starts a retired lane gave back after every other thread had ended run here.
+    while (!returned.empty() && !stop.load() && !error) {
+      const std::size_t i = returned.front();
+      returned.pop_front();
+      lock.unlock();
+      activate();
+      runOneStart(config, starts[i], outcomes[i], nullptr);
+      if (observer && !cancelled && !observer(outcomes[i])) cancelled = true;
+      lock.lock();
     }
   }
   for (std::thread& t : threads)
