@@ -71,6 +71,23 @@ TEST(CudaStarts, PointsOnTilesAndSortedRunsAsOnTheCpu) {
   }
 }
 
+TEST(CudaStarts, FewerLanesUnderAMemoryCapSameOutcomes) {
+  KMS_REQUIRE_CUDA();
+  // Room for about three copies of the data: the lanes are limited by the cap, not the GPU.
+  const auto expanded = test::levelPoints(80000, 3, 20, 13);
+  const test::CompactData data = test::compactOf(expanded, 3);
+  TestingOptions capped;
+  capped.max_device_bytes = 3 * data.rows() * (3 * sizeof(float) + sizeof(std::uint32_t)) + 4096;
+  auto gpu = createEngine(BackendKind::Cuda, capped).engine;
+  auto cpu = createCpuEngine(0);
+  gpu->setData(data.view());
+  cpu->setData(data.view());
+  KMeansConfig config;
+  config.k = 9;
+  const auto starts = upTo(7);
+  test::expectOutcomesMatchAlone(gpu->runStarts(config, starts), starts, *cpu, config, false);
+}
+
 TEST(CudaStarts, InterruptAnswersWithinALaunch) {
   KMS_REQUIRE_CUDA();
   const auto expanded = test::levelPoints(200000, 3, 40, 5);
