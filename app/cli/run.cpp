@@ -79,10 +79,17 @@ QString fromStd(std::string_view s) {
   return QString::fromUtf8(s.data(), qsizetype(s.size()));
 }
 
-DatasetPtr obtainData(const CliOptions& options, const Console& console) {
+DatasetPtr obtainData(const CliOptions& options, const Console& console,
+                      const std::future<CreatedEngine>& engine) {
   if (!options.generate) {
     LoadOptions load;
     load.compactOnDevice = options.backend != BackendKind::Cpu;  // the GPU will be busy anyway
+    // Not while the engine (the GPU's context) is still being made: the CPU's threads find the
+    // colours sooner than the wait for it would end.
+    load.deviceReady = [&engine] {
+      return !engine.valid() ||
+             engine.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
+    };
     // On a terminal, a large file shows how far reading it got (redrawn in place).
     std::optional<LoadingBar> bar;
     if (!console.quiet()) bar.emplace(console.stream(), QFileInfo(options.input).fileName());
@@ -458,7 +465,7 @@ int execute(const CliOptions& given) {
   PhaseClock phases;
   std::future<CreatedEngine> early;
   if (!given.sweep) early = startEngine(given);
-  const DatasetPtr data = obtainData(given, console);
+  const DatasetPtr data = obtainData(given, console, early);
   phases.mark(QStringLiteral("reading"));
   for (const auto& [name, ms] : data->loadMs)
     phases.add(QStringLiteral("  ") + name, ms);

@@ -99,7 +99,9 @@ void compactEightBit(const InputFile& file, QImage image, const Progress& progre
   ColourKeying keying;
   keying.skip_transparent = use.transparent;
   keying.keep_alpha = use.partial;
-  DistinctColours colours = findColours(pixels, n, keying, options.compactOnDevice);
+  const bool onDevice =
+      options.compactOnDevice && (!options.deviceReady || options.deviceReady());
+  DistinctColours colours = findColours(pixels, n, keying, onDevice);
   progress.update(0.9);
   if (colours.rows() == 0) file.fail(QStringLiteral("every pixel is fully transparent"));
   out.d = use.partial ? 4 : 3;

@@ -25,6 +25,9 @@ struct LoadOptions {
   /// Find an opaque 8-bit picture's distinct colours on CUDA device 0 when one answers (the
   /// same result as on the CPU; worth it for large pictures when the GPU is in use anyway).
   bool compactOnDevice = false;
+  /// With compactOnDevice: asked once the picture is decoded; false (the GPU's context is still
+  /// being made elsewhere, say) finds the colours on the CPU's threads rather than wait for it.
+  std::function<bool()> deviceReady;
 };
 
 /// Loads any supported file, choosing the reader from the content (magic bytes) and the suffix:
