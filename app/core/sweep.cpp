@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "core/parallel.h"
+#include "kmeans/errors.h"
 
 namespace kms::app {
 namespace {
@@ -193,36 +194,37 @@ SweepResult runSweep(Engine& engine, const DataView& data, const SweepOptions& o
   const int ks = options.kTo - options.kFrom + 1;
   const int total = ks * options.restarts;
   int done = 0;
-  Snapshot best;
+  std::vector<int> starts(std::size_t(std::max(options.restarts, 1)));
+  for (std::size_t r = 0; r < starts.size(); ++r)
+    starts[r] = int(r);
+  std::vector<std::int32_t> labels;
   for (int k = options.kFrom; k <= options.kTo; ++k) {
     const auto begin = std::chrono::steady_clock::now();
-    double bestInertia = std::numeric_limits<double>::infinity();
-    SweepRow row;
-    for (int r = 0; r < options.restarts; ++r) {
-      KMeansConfig config = options.base;
-      config.k = k;
-      config.seed = options.base.seed + std::uint64_t(r);
-      config.keep_history = false;
-      engine.initialize(config);
-      const IterationStats last = engine.run();
-      if (last.inertia < bestInertia) {  // ties keep the earlier start
-        bestInertia = last.inertia;
-        engine.snapshot(best);
-        row.iterations = engine.iteration();
-        row.converged = engine.converged();
-        row.bestStart = r;
-      }
-      ++done;
-      if (progress && !progress(done, total)) {
-        result.cancelled = true;
-        break;
-      }
+    KMeansConfig config = options.base;
+    config.k = k;
+    config.keep_history = false;
+    // Every start of this k in one call (several at once on a GPU); the best labels every row
+    // with its nearest final centroid, as kmeans-cli does.
+    std::vector<StartOutcome> outcomes;
+    try {
+      outcomes = engine.runStarts(config, starts, [&](const StartOutcome&) {
+        ++done;
+        return !progress || progress(done, total);
+      });
+    } catch (const Interrupted&) {
+      result.cancelled = true;
+      break;
     }
-    if (result.cancelled) break;
+    const StartOutcome& best = outcomes[std::size_t(bestOutcome(outcomes))];
+    SweepRow row;
+    row.iterations = int(best.iterations.size());
+    row.converged = best.converged;
+    row.bestStart = best.start;
+    engine.assign(best.centred_centroids, labels);
     SweepRow measured =
-        measureClustering(data, best.centroids, k, best.labels, options.silhouetteLimit,
+        measureClustering(data, best.centroids, k, labels, options.silhouetteLimit,
                           options.silhouetteSample, options.base.seed, &result.silhouetteRows);
-    measured.inertia = bestInertia;  // the engine's own figure
+    measured.inertia = best.inertia();  // the engine's own figure
     measured.iterations = row.iterations;
     measured.converged = row.converged;
     measured.bestStart = row.bestStart;
