@@ -51,15 +51,19 @@ void StatusReadout::setState(session::SessionState state, double pace) {
   QString text = session::toDisplayString(state);
   if (state == session::SessionState::Running)
     text += pace > 0 ? tr(" · %1 it/s").arg(pace, 0, 'g', 3) : tr(" · flat out");
+  QString rule;  // which rule stopped the run, in the tooltip (the bar keeps the short text)
   if (state == session::SessionState::Finished && !history_.empty()) {
     const kms::IterationStats& last = history_.records().back().stats;
-    // Which rule stopped the run: the tolerance's tests are the others of kms::StopRule.
-    text = !last.converged ? tr("Stopped at the iteration limit (%1)").arg(last.iteration)
-           : last.changed == 0
-               ? tr("Converged after %1 iterations: no point changed cluster").arg(last.iteration)
-               : tr("Converged after %1 iterations (within the tolerance)").arg(last.iteration);
+    text = last.converged ? tr("Converged after %1 iterations").arg(last.iteration)
+                          : tr("Stopped at the iteration limit");
+    // The tolerance's two tests are the others of kms::StopRule.
+    rule = !last.converged     ? tr("The run reached its iteration limit without converging")
+           : last.changed == 0 ? tr("Stopped because no point changed cluster")
+                               : tr("Stopped within the tolerance: few points changed cluster, or "
+                                    "the centroids hardly moved");
   }
   state_->setText(text);
+  state_->setToolTip(rule);
 }
 
 void StatusReadout::showView(const session::Frame& frame) {
