@@ -5,7 +5,8 @@
 #   scripts/install-deps.sh          # everything (GUI, tests, loaders, fuzzing with clang,
 #                                    # checking the package's desktop entry and metadata)
 #   scripts/install-deps.sh --peers  # and the peers the measurement scripts compare with
-#                                    # (scikit-learn, pngquant: scripts/quality, cpu_vs_sklearn.py)
+#                                    # (scikit-learn, Pillow, pngquant: scripts/quality,
+#                                    # cpu_vs_sklearn.py)
 #
 # Runs apt-get as root, or through sudo when not root.
 set -euo pipefail
@@ -19,7 +20,7 @@ packages=(
   clang desktop-file-utils appstream
 )
 if [ "${1:-}" = "--peers" ]; then
-  packages+=(python3-numpy python3-sklearn pngquant)
+  packages+=(python3-numpy python3-sklearn python3-pil pngquant)
 fi
 
 missing=()
