@@ -92,7 +92,8 @@ void CpuEngine::initialize(const KMeansConfig& config) {
   kept_.weight.assign(k_, 0);
   kept_.changed = 0;
   bounds_.assign(data_.counts ? 2 * data_.n : 0, 0.0f);
-  shifts_.assign(static_cast<std::size_t>(k_) + 1, 0.0f);
+  shifts_.assign(static_cast<std::size_t>(k_) + 2, 0.0f);
+  largest_shift_ = -1;
   initialized_ = true;
   beginRun();
 }
@@ -188,7 +189,10 @@ void CpuEngine::assignCountedRow(std::size_t i, const float* x, float* dist, Acc
   float upper = 0.0f, lower = 0.0f;
   bool settled = false;
   if (old >= 0) {
-    lower = std::max(0.0f, (bound[1] - shifts_[k_]) * (1.0f - kBoundSlack));
+    // The nearest other centroid came at most the largest move of the *other* centroids nearer
+    // (Hamerly): the second largest when this row's own centroid moved most.
+    const float others = old == largest_shift_ ? shifts_[k_ + 1] : shifts_[k_];
+    lower = std::max(0.0f, (bound[1] - others) * (1.0f - kBoundSlack));
     if ((bound[0] + shifts_[old]) * (1.0f + kBoundSlack) < lower) {
       best_dist = exact::squaredDistance(x, &previous_[static_cast<std::size_t>(old) * d_], d_);
       upper = std::sqrt(best_dist) * (1.0f + kBoundSlack);
@@ -385,14 +389,22 @@ IterationStats CpuEngine::step() {
         c[dim] = exact::add(c[dim], 0.0f);  // −0 → +0: equal positions give equal centroids
     }
   }
-  float shift = 0.0f;
+  float shift = 0.0f, second = 0.0f;
+  largest_shift_ = -1;
   for (int j = 0; j < k_; ++j) {
     const std::size_t o = static_cast<std::size_t>(j) * d_;
     const float own = std::sqrt(exact::squaredDistance(&centroids_[o], &previous_[o], d_));
     shifts_[static_cast<std::size_t>(j)] = own * (1.0f + kBoundSlack);
-    shift = std::max(shift, own);
+    if (largest_shift_ < 0 || own > shift) {
+      second = shift;
+      shift = own;
+      largest_shift_ = j;
+    } else {
+      second = std::max(second, own);
+    }
   }
   shifts_[static_cast<std::size_t>(k_)] = shift * (1.0f + kBoundSlack);
+  shifts_[static_cast<std::size_t>(k_) + 1] = second * (1.0f + kBoundSlack);
   stats.max_shift = shift;
   stats.converged = passesConvergenceTest(stats.changed, summary_.total_count, stats.max_shift,
                                           summary_.scale, config_.tolerance);

@@ -75,7 +75,9 @@ class CpuEngine final : public Engine {
   // (upper, lower) bounds on the distance to its centroid and to every other (Hamerly).
   Accumulator kept_;
   std::vector<float> bounds_;  // n × (upper, lower), valid once labels_ are
-  std::vector<float> shifts_;  // k + 1: each centroid's last move, inflated; [k] the largest
+  /// k + 2: each centroid's last move, inflated; [k] the largest, [k + 1] the second largest.
+  std::vector<float> shifts_;
+  int largest_shift_ = -1;  ///< the centroid that moved most (−1: none yet)
 };
 
 }  // namespace kms
