@@ -114,8 +114,9 @@ struct RunReport {
 /// [{"start", "seed", "iterations", "converged", "stop_rule", "inertia", and with
 /// --track-quality "psnr", "delta_e"}], "best_start", "iteration_count", "converged",
 /// "stop_rule" (toString(StopRule)), "final_inertia" (null without iterations), for pictures
-/// "quality" {"psnr", "delta_e" (exact)}, "wall_seconds" and "phases" [{"phase", "ms"}] in the order they ran. The seed is a
-/// JSON number when a double holds it exactly (< 2^53), else a decimal string.
+/// "quality" {"psnr", "delta_e" (exact)}, "wall_seconds" and "phases" [{"phase", "ms"}] in the
+/// order they ran. The seed is a JSON number when a double holds it exactly (< 2^53), else a
+/// decimal string.
 void writeRunReport(const QString& path, const RunReport& report);
 
 }  // namespace kms::app

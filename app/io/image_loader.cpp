@@ -99,8 +99,7 @@ void compactEightBit(const InputFile& file, QImage image, const Progress& progre
   ColourKeying keying;
   keying.skip_transparent = use.transparent;
   keying.keep_alpha = use.partial;
-  const bool onDevice =
-      options.compactOnDevice && (!options.deviceReady || options.deviceReady());
+  const bool onDevice = options.compactOnDevice && (!options.deviceReady || options.deviceReady());
   DistinctColours colours = findColours(pixels, n, keying, onDevice);
   progress.update(0.9);
   if (colours.rows() == 0) file.fail(QStringLiteral("every pixel is fully transparent"));

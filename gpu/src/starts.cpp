@@ -56,6 +56,11 @@ double StartOutcome::inertia() const {
   return iterations.empty() ? 0.0 : iterations.back().inertia;
 }
 
+void requireStartNumbers(const std::vector<int>& starts) {
+  for (const int s : starts)
+    if (s < 0) throw InvalidArgument("Start numbers are 0 or more; got " + std::to_string(s) + ".");
+}
+
 int bestOutcome(const std::vector<StartOutcome>& outcomes) {
   int best = -1;
   for (std::size_t i = 0; i < outcomes.size(); ++i) {
@@ -72,14 +77,14 @@ int bestOutcome(const std::vector<StartOutcome>& outcomes) {
 }
 
 bool Engine::runOneStart(const KMeansConfig& config, int start, StartOutcome& out,
-                         const std::atomic<bool>* stop) {
+                         const std::atomic<bool>* stop, bool initialized) {
   KMeansConfig one = config;
   one.keep_history = false;
   one.seed = config.seed + static_cast<std::uint64_t>(start);
   out = StartOutcome{};
   out.start = start;
   out.seed = one.seed;
-  initialize(one);
+  if (!initialized) initialize(one);
   while (!finished()) {
     if (stop != nullptr && stop->load(std::memory_order_relaxed)) return false;
     if (steps(stepsPerCall(), out.iterations) == 0) break;
@@ -94,8 +99,7 @@ bool Engine::runOneStart(const KMeansConfig& config, int start, StartOutcome& ou
 std::vector<StartOutcome> Engine::runStarts(const KMeansConfig& config,
                                             const std::vector<int>& starts,
                                             const StartObserver& observer) {
-  for (const int s : starts)
-    if (s < 0) throw InvalidArgument("Start numbers are 0 or more; got " + std::to_string(s) + ".");
+  requireStartNumbers(starts);
   std::vector<StartOutcome> outcomes(starts.size());
   for (std::size_t i = 0; i < starts.size(); ++i) {
     if (interruptRequested()) throw Interrupted("best of N stopped");

@@ -13,12 +13,7 @@
 namespace kms {
 namespace {
 
-std::vector<int> upTo(int count) {
-  std::vector<int> starts(std::size_t(count), 0);
-  for (int s = 0; s < count; ++s)
-    starts[std::size_t(s)] = s;
-  return starts;
-}
+using test::upTo;
 
 TEST(RunStarts, EveryStartAsItRunsAlone) {
   const auto points = test::blobPoints(3000, 3, 6, 5, 4.0f, 1.2f);

@@ -18,12 +18,7 @@
 namespace kms {
 namespace {
 
-std::vector<int> upTo(int count) {
-  std::vector<int> starts(std::size_t(count), 0);
-  for (int s = 0; s < count; ++s)
-    starts[std::size_t(s)] = s;
-  return starts;
-}
+using test::upTo;
 
 TEST(CudaStarts, CountedRowsMoreStartsThanLanesAsOnTheCpu) {
   KMS_REQUIRE_CUDA();

@@ -10,6 +10,14 @@
 
 namespace kms::test {
 
+/// Start numbers 0, 1, …, count − 1.
+inline std::vector<int> upTo(int count) {
+  std::vector<int> starts(std::size_t(count), 0);
+  for (int s = 0; s < count; ++s)
+    starts[std::size_t(s)] = s;
+  return starts;
+}
+
 /// Start `start` of `config` run alone on `engine` (initialize with seed config.seed + start,
 /// then run() to the end): its outcome as runStarts reports one.
 inline StartOutcome startRunAlone(Engine& engine, const KMeansConfig& config, int start) {

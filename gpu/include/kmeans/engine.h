@@ -173,9 +173,10 @@ class Engine {
   virtual CentroidsNow centroidsForHistory() const = 0;
 
   /// One start of runStarts on this engine: initialize(config), steps to the end, the outcome.
-  /// Returns false, the run left unfinished, when `stop` is raised between launches.
+  /// `initialized`: the engine was just initialized for this very start (its seeding is not
+  /// run twice). Returns false, the run left unfinished, when `stop` is raised between launches.
   bool runOneStart(const KMeansConfig& config, int start, StartOutcome& out,
-                   const std::atomic<bool>* stop);
+                   const std::atomic<bool>* stop, bool initialized = false);
 
   KMeansConfig config_;
   bool snapshot_requested_ = false;

@@ -51,6 +51,9 @@ struct StartOutcome {
 /// (on a GPU the engine is running a start on another thread meanwhile).
 using StartObserver = std::function<bool(const StartOutcome&)>;
 
+/// Throws InvalidArgument naming the first negative start number (runStarts' check).
+void requireStartNumbers(const std::vector<int>& starts);
+
 /// The outcome with the lowest final inertia; ties keep the lower start number. −1 when empty.
 int bestOutcome(const std::vector<StartOutcome>& outcomes);
 

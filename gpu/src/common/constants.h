@@ -10,6 +10,11 @@ namespace kms {
 /// that rounding of the running sums differs as little as possible.
 inline constexpr std::size_t kSamplingChunk = 4096;
 
+/// Chunks of `chunk` items that cover `n` items.
+inline constexpr std::size_t chunkCount(std::size_t n, std::size_t chunk) {
+  return (n + chunk - 1) / chunk;
+}
+
 /// Relative slack of the Hamerly distance bounds of compact data (rounding of one float
 /// distance with d ≤ 16, the compact kernels' largest, is below 2e-6): a row is settled by its
 /// bounds only when its centroid is nearer than every other by a margin no rounding can close.

@@ -24,10 +24,6 @@ double msSince(Clock::time_point t) {
   return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
 }
 
-std::size_t chunkCount(std::size_t n, std::size_t chunk) {
-  return (n + chunk - 1) / chunk;
-}
-
 }  // namespace
 
 CpuEngine::CpuEngine(int threads) : pool_(threads) {}

@@ -26,15 +26,11 @@ constexpr int kTreeMaxDims = 8;
 /// And while its copy of the rows stays modest (values n × d).
 constexpr std::size_t kTreeMaxValues = std::size_t(64) << 20;
 
-std::size_t chunksOf(std::size_t n, std::size_t chunk) {
-  return (n + chunk - 1) / chunk;
-}
-
 }  // namespace
 
 void CpuEngine::initPlusPlus(bool greedy) {
   const std::size_t n = data_.n;
-  const std::size_t chunks = chunksOf(n, kSamplingChunk);
+  const std::size_t chunks = chunkCount(n, kSamplingChunk);
   std::vector<float> d2(n, 0.0f);
   std::vector<double> sums(chunks);
   std::vector<std::vector<float>> scratch(static_cast<std::size_t>(pool_.size()),

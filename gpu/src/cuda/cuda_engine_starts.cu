@@ -120,11 +120,11 @@ std::vector<StartOutcome> CudaEngine::runStarts(const KMeansConfig& config,
   const bool lanes_possible = starts.size() > 1 && !data_.shard && !data_.points.onHost() &&
                               !data_.chunked.active() && options_.hooks.fault_at_iteration == 0;
   if (!lanes_possible) return Engine::runStarts(config, starts, observer);
-  for (const int s : starts)
-    if (s < 0) throw InvalidArgument("Start numbers are 0 or more; got " + std::to_string(s) + ".");
+  requireStartNumbers(starts);
   if (interruptRequested()) throw Interrupted("best of N stopped");
 
-  // The configuration is checked (and the run's buffers sized) here, before any start runs.
+  // The configuration is checked (and the run's buffers sized) here, before any start runs: this is
+  // the first start's set-up, and this engine goes on to run that start.
   {
     KMeansConfig first = config;
     first.keep_history = false;
@@ -171,13 +171,14 @@ std::vector<StartOutcome> CudaEngine::runStarts(const KMeansConfig& config,
   };
   const auto drive = [&](CudaEngine* engine, bool first_lane) {
     std::size_t i = 0;
-    bool have = first_lane;
+    bool have = first_lane;  // this engine, initialized above for start 0: its seeding is done
     try {
       engine->activate();
       while (have || take(i)) {
+        const bool initialized = have;
         have = false;
         try {
-          if (!engine->runOneStart(config, starts[i], outcomes[i], &stop)) break;
+          if (!engine->runOneStart(config, starts[i], outcomes[i], &stop, initialized)) break;
         } catch (const DeviceError&) {
           if (engine == this) throw;
           // A lane out of memory (or failing otherwise) retires and gives its start back; this
