@@ -7,6 +7,7 @@
 
 #include "common/exact_math.h"
 #include "common/thread_pool.h"
+#include "kmeans/collective.h"
 #include "kmeans/data.h"
 #include "kmeans/errors.h"
 
@@ -43,7 +44,24 @@ std::string describePoint(std::size_t flat, int d) {
 
 }  // namespace
 
-DataSummary summarizeData(const DataView& data, int threads) {
+DataSummary summarizeData(const DataView& data, int threads, Collective* collective,
+                          std::size_t first_row) {
+  const bool shared = collective != nullptr && collective->size() > 1;
+  if (shared) {
+    // Every rank decides alike before any of them throws (a rank that threw alone would leave
+    // the others waiting in a collective).
+    std::int64_t problems[2] = {data.n == 0 ? 1 : 0, data.weights || data.counts ? 1 : 0};
+    std::int64_t dims[2] = {data.d, -std::int64_t(data.d)};
+    collective->allReduce(problems, 2, Collective::Op::Max);
+    collective->allReduce(dims, 2, Collective::Op::Max);
+    if (problems[0])
+      throw InvalidArgument("A rank's share of the data set has no points (more ranks than "
+                            "blocks of 8,192 rows).");
+    if (problems[1])
+      throw InvalidArgument("A run spread over several processes takes points without weights "
+                            "or counts.");
+    if (dims[0] != -dims[1]) throw InvalidArgument("The ranks' shares differ in dimensions.");
+  }
   if (data.n == 0) throw InvalidArgument("The data set has no points.");
   if (data.d <= 0) throw InvalidArgument("The data set has no dimensions (d = 0).");
   if (data.points == nullptr) throw InvalidArgument("The data set has no point array.");
@@ -98,6 +116,22 @@ DataSummary summarizeData(const DataView& data, int threads) {
   summary.lo.assign(d, std::numeric_limits<float>::infinity());
   summary.hi.assign(d, -std::numeric_limits<float>::infinity());
   float weight_max = 0.0f;
+  if (shared) {
+    // The first bad value of all the rows (by global index), known to every rank: NaN (0) or
+    // infinite (1), the flat index above those two bits.
+    std::int64_t first_bad = std::numeric_limits<std::int64_t>::max();
+    for (const ChunkScan& s : scans)
+      if (s.bad_index != std::numeric_limits<std::size_t>::max()) {
+        const std::size_t flat = first_row * std::size_t(d) + s.bad_index;
+        first_bad = std::int64_t(flat) * 2 + (std::isnan(data.points[s.bad_index]) ? 0 : 1);
+        break;
+      }
+    collective->allReduce(&first_bad, 1, Collective::Op::Min);
+    if (first_bad != std::numeric_limits<std::int64_t>::max())
+      throw InvalidArgument("The data contain " +
+                            std::string((first_bad & 1) == 0 ? "NaN" : "an infinite value") +
+                            " at " + describePoint(std::size_t(first_bad / 2), d) + ".");
+  }
   for (const ChunkScan& s : scans) {  // chunk order: the first bad value is reported
     if (s.bad_index != std::numeric_limits<std::size_t>::max()) {
       if (s.bad_count)
@@ -130,6 +164,14 @@ DataSummary summarizeData(const DataView& data, int threads) {
     summary.total_count = n;
     if (!data.weights) summary.total_weight = static_cast<double>(n);
   }
+  if (shared) {  // minima, maxima and counts are exact whatever the order
+    collective->allReduce(summary.lo.data(), summary.lo.size(), Collective::Op::Min);
+    collective->allReduce(summary.hi.data(), summary.hi.size(), Collective::Op::Max);
+    std::int64_t rows = std::int64_t(n);
+    collective->allReduce(&rows, 1, Collective::Op::Sum);
+    summary.total_count = std::uint64_t(rows);
+    summary.total_weight = static_cast<double>(rows);
+  }
   if (data.weights && !(summary.total_weight > 0.0))
     throw InvalidArgument("All point weights are zero.");
 
@@ -159,13 +201,14 @@ DataSummary summarizeData(const DataView& data, int threads) {
       }
     }
   });
-  summary.fixed.coord_exp.assign(d, 0);
-  for (int k = 0; k < d; ++k) {
-    float m = 0.0f;
+  std::vector<float> largest(d, 0.0f);
+  for (int k = 0; k < d; ++k)
     for (const auto& cm : chunk_max)
-      m = std::max(m, cm[k]);
-    summary.fixed.coord_exp[k] = fixedExponent(m);
-  }
+      largest[k] = std::max(largest[k], cm[k]);
+  if (shared) collective->allReduce(largest.data(), largest.size(), Collective::Op::Max);
+  summary.fixed.coord_exp.assign(d, 0);
+  for (int k = 0; k < d; ++k)
+    summary.fixed.coord_exp[k] = fixedExponent(largest[k]);
   summary.fixed.weighted = data.weights != nullptr;
   summary.fixed.counted = data.counts != nullptr;
   summary.fixed.weight_exp = data.weights ? fixedExponent(weight_max) : 0;

@@ -40,8 +40,8 @@ CudaStatus cudaStatus() {
   return status;
 }
 
-std::unique_ptr<Engine> createCpuEngine(int threads) {
-  return std::make_unique<CpuEngine>(threads);
+std::unique_ptr<Engine> createCpuEngine(int threads, std::shared_ptr<Collective> collective) {
+  return std::make_unique<CpuEngine>(threads, std::move(collective));
 }
 
 namespace {
@@ -101,8 +101,12 @@ CreatedEngine createEngine(BackendKind kind, const TestingOptions& requested) {
     options.cuda_all_devices = true;
     kind = BackendKind::Cuda;
   }
+  if (options.collective && options.collective->size() > 1 && kind != BackendKind::Cpu)
+    throw InvalidArgument(
+        "A run spread over several processes runs on their CPUs (the CPU backend); GPUs are "
+        "used by one process, all of one machine's (--devices all).");
   if (kind == BackendKind::Cpu) {
-    created.engine = createCpuEngine(options.cpu_threads);
+    created.engine = createCpuEngine(options.cpu_threads, options.collective);
     created.kind = BackendKind::Cpu;
     return created;
   }

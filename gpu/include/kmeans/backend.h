@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "kmeans/collective.h"
 #include "kmeans/engine.h"
 
 namespace kms {
@@ -53,6 +54,11 @@ struct EngineOptions {
   /// host memory and are streamed to the GPU every iteration — same results, at the
   /// interconnect's speed. (Labels and distance bounds, 2–6 bytes per point, stay on the GPU.)
   std::size_t max_device_bytes = 0;
+  /// One rank of a run spread over several processes (kmeans/collective.h): the engine takes
+  /// this rank's share of the rows and combines through `collective`. The CPU backend only (a
+  /// CUDA or Auto request with a collective of several ranks throws InvalidArgument); null or a
+  /// single rank: an ordinary engine.
+  std::shared_ptr<Collective> collective;
 };
 
 struct CreatedEngine {
@@ -72,7 +78,9 @@ CreatedEngine createEngine(BackendKind kind, const EngineOptions& options = {});
 /// cuda_devices / cuda_all_devices; returns an error sentence (naming the bad entry) or "".
 std::string parseDeviceList(std::string_view text, EngineOptions& options);
 
-/// The CPU backend directly (used as the reference in tests).
-std::unique_ptr<Engine> createCpuEngine(int threads = 0);
+/// The CPU backend directly (used as the reference in tests); with `collective`, one rank of a
+/// distributed run.
+std::unique_ptr<Engine> createCpuEngine(int threads = 0,
+                                        std::shared_ptr<Collective> collective = nullptr);
 
 }  // namespace kms

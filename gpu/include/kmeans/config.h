@@ -56,6 +56,9 @@ struct KMeansConfig {
   EmptyClusterPolicy empty_clusters = EmptyClusterPolicy::ReseedFarthest;
   /// k × d row-major, in data units; used only with InitMethod::Given.
   std::vector<float> initial_centroids;
+  /// initial_centroids are in the engine's centred frame (Snapshot::centred_centroids of the same
+  /// data), taken exactly as they are: a checkpointed run resumes from them with no rounding.
+  bool initial_centroids_centred = false;
   /// Keep every iteration's centroids and stats for Engine::snapshotAt (rewinding a run). Costs
   /// 2·k·d floats per iteration on the host and, on the GPU, one k·d copy per iteration.
   bool keep_history = false;

@@ -56,11 +56,19 @@ struct DataSummary {
   FixedPointScales fixed;
 };
 
+class Collective;
+
 /// Validates `data` and summarises it. Throws InvalidArgument for N = 0, d = 0, a null pointer,
 /// NaN or infinite coordinates or weights (naming the first point and coordinate), negative
 /// weights, weights that are all zero, a zero count, counts together with weights, or counts
 /// adding up to more than kMaxTotalCount. `threads` ≤ 0 means all hardware threads.
-DataSummary summarizeData(const DataView& data, int threads = 0);
+///
+/// With a `collective` of several ranks, `data` is this rank's share (its first row is global
+/// row `first_row`) and the summary is the whole data set's, the same on every rank, bit for bit
+/// what one process summarising all the rows gets; every rank throws alike, naming the first bad
+/// value by its global index. Shares take points without weights or counts.
+DataSummary summarizeData(const DataView& data, int threads = 0, Collective* collective = nullptr,
+                          std::size_t first_row = 0);
 
 /// Σ (hi − lo)² over the dimensions, in double: the squared diagonal of the data's bounding box,
 /// which no distance between two points of the data exceeds.

@@ -26,15 +26,34 @@ double msSince(Clock::time_point t) {
 
 }  // namespace
 
-CpuEngine::CpuEngine(int threads) : pool_(threads) {}
+CpuEngine::CpuEngine(int threads, std::shared_ptr<Collective> collective)
+    : pool_(threads), collective_(collective ? std::move(collective) : soloCollective()) {}
 
 BackendInfo CpuEngine::info() const {
-  return {"cpu",
-          "CPU, " + std::to_string(pool_.size()) + " thread" + (pool_.size() == 1 ? "" : "s")};
+  std::string device =
+      "CPU, " + std::to_string(pool_.size()) + " thread" + (pool_.size() == 1 ? "" : "s");
+  if (collective_->size() > 1)
+    device += " a rank, " + std::to_string(collective_->size()) + " ranks";
+  return {"cpu", device};
 }
 
 void CpuEngine::setData(const DataView& data) {
-  summary_ = summarizeData(data, pool_.size());
+  has_data_ = false;
+  initialized_ = false;
+  // Where this rank's rows sit: every rank's count, in rank order.
+  const auto counts = collective_->allGather(std::vector<std::int64_t>{std::int64_t(data.n)});
+  share_ = RowShare{};
+  share_.boundaries.push_back(0);
+  for (std::int64_t c : counts)
+    share_.boundaries.push_back(share_.boundaries.back() + std::size_t(c));
+  share_.first_row = share_.boundaries[std::size_t(collective_->rank())];
+  share_.global_rows = share_.boundaries.back();
+  for (std::size_t r = 0; r + 1 < counts.size(); ++r)
+    if (counts[r] % std::int64_t(kShareRowMultiple) != 0)
+      throw InvalidArgument("Rank " + std::to_string(r) + "'s share of the rows (" +
+                            std::to_string(counts[r]) + ") is not a multiple of " +
+                            std::to_string(kShareRowMultiple) + " rows.");
+  summary_ = summarizeData(data, pool_.size(), collective_.get(), share_.first_row);
   data_ = data;
   d_ = data.d;
   has_data_ = true;
@@ -54,7 +73,7 @@ void CpuEngine::centreInto(std::size_t i, float* out) const {
 
 void CpuEngine::initialize(const KMeansConfig& config) {
   if (!has_data_) throw std::logic_error("CpuEngine::initialize called before setData");
-  validateConfig(config, data_.n, d_);
+  validateConfig(config, share_.global_rows, d_);
   initialized_ = false;  // until the seeding finishes (it may be interrupted)
   config_ = config;
   k_ = config.k;
@@ -98,17 +117,41 @@ Engine::CentroidsNow CpuEngine::centroidsForHistory() const {
   return {centroids_, &summary_.mid};
 }
 
+void CpuEngine::fetchRows(const std::vector<std::size_t>& rows, float* out) {
+  const std::size_t d = static_cast<std::size_t>(d_);
+  if (collective_->size() == 1) {
+    for (std::size_t e = 0; e < rows.size(); ++e)
+      centreInto(rows[e], out + e * d);
+    return;
+  }
+  // Each rank sends the rows it holds with their places in `rows`; every rank places them all.
+  std::vector<std::int64_t> places;
+  std::vector<float> values;
+  std::vector<float> x(d);
+  for (std::size_t e = 0; e < rows.size(); ++e) {
+    if (rows[e] < share_.first_row || rows[e] >= share_.first_row + data_.n) continue;
+    places.push_back(std::int64_t(e));
+    centreInto(rows[e] - share_.first_row, x.data());
+    values.insert(values.end(), x.begin(), x.end());
+  }
+  places = collective_->allGather(places);
+  values = collective_->allGather(values);
+  for (std::size_t p = 0; p < places.size(); ++p)
+    std::copy_n(&values[p * d], d, out + std::size_t(places[p]) * d);
+}
+
 void CpuEngine::initRandom() {
-  const auto picks = data_.counts
-                         ? seeding::weightedDistinctIndices(data_.counts, data_.n, k_, config_.seed)
-                         : seeding::distinctIndices(data_.n, k_, config_.seed);
-  for (int j = 0; j < k_; ++j)
-    centreInto(picks[j], &centroids_[static_cast<std::size_t>(j) * d_]);
+  if (data_.counts) {  // one process only (shares take no counts)
+    const auto picks = seeding::weightedDistinctIndices(data_.counts, data_.n, k_, config_.seed);
+    for (int j = 0; j < k_; ++j)
+      centreInto(picks[j], &centroids_[static_cast<std::size_t>(j) * d_]);
+    return;
+  }
+  fetchRows(seeding::distinctIndices(share_.global_rows, k_, config_.seed), centroids_.data());
 }
 
 void CpuEngine::initGiven() {
-  for (std::size_t i = 0; i < centroids_.size(); ++i)
-    centroids_[i] = exact::sub(config_.initial_centroids[i], summary_.mid[i % d_]);
+  centroids_ = givenCentred(config_, summary_.mid);
 }
 
 float CpuEngine::pointWeight(std::size_t i) const {
@@ -240,67 +283,76 @@ void CpuEngine::assignCountedRow(std::size_t i, const float* x, float* dist, Acc
   if (old >= 0) acc.weight[old] -= m;
 }
 
-std::vector<std::size_t> CpuEngine::farthestPoints(int count) {
+std::vector<float> CpuEngine::farthestPositions(int count) {
   // The `count` farthest distinct positions (see EmptyClusterPolicy::ReseedFarthest): points in
   // the order of (distance to the centroid they were assigned to, descending; centred
   // coordinates, lexicographically ascending), each position taken once. The order ignores
-  // point indices, so compact data (one row per value) and the expanded data pick the same
-  // positions. Each chunk keeps its best `count` positions, then the candidates are merged.
-  using Candidate = std::pair<float, std::size_t>;
-  auto coordinate = [this](std::size_t i, int c) {
-    return exact::sub(data_.points[i * static_cast<std::size_t>(d_) + c], summary_.mid[c]);
-  };
-  auto before = [&](const Candidate& a, const Candidate& b) {
-    if (a.first != b.first) return a.first > b.first;
-    for (int c = 0; c < d_; ++c) {
-      const float u = coordinate(a.second, c), v = coordinate(b.second, c);
-      if (u != v) return u < v;
-    }
+  // point indices, so compact data (one row per value), the expanded data and any split of the
+  // rows between ranks pick the same positions. Each chunk keeps its best `count` positions,
+  // then every chunk's (and every rank's) candidates are merged.
+  const std::size_t d = static_cast<std::size_t>(d_);
+  const std::size_t stride = d + 1;  // a candidate: its distance, then its centred coordinates
+  auto before = [d](const float* a, const float* b) {
+    if (a[0] != b[0]) return a[0] > b[0];
+    for (std::size_t c = 1; c <= d; ++c)
+      if (a[c] != b[c]) return a[c] < b[c];
     return false;
   };
-  auto samePosition = [&](const Candidate& a, const Candidate& b) {
-    return !before(a, b) && !before(b, a);
-  };
-  // Sorts `list` and keeps the first `count` distinct positions (equal positions are neighbours
-  // after sorting: they compare equal).
-  auto keepBest = [&](std::vector<Candidate>& list) {
-    std::size_t take = std::min<std::size_t>(list.size(), static_cast<std::size_t>(count));
-    while (true) {
-      std::partial_sort(list.begin(), list.begin() + take, list.end(), before);
-      std::vector<Candidate> distinct;
-      for (std::size_t e = 0; e < take && distinct.size() < static_cast<std::size_t>(count); ++e)
-        if (distinct.empty() || !samePosition(distinct.back(), list[e]))
-          distinct.push_back(list[e]);
-      // Duplicates may have filled the window: widen it until `count` positions or everything.
-      if (distinct.size() == static_cast<std::size_t>(count) || take == list.size()) {
-        list = std::move(distinct);
-        return;
-      }
-      take = std::min(list.size(), take * 2);
+  // Keeps the first `count` distinct positions of `list` (candidates of `stride` floats) in
+  // order (equal positions compare equal, so they are neighbours once sorted).
+  auto keepBest = [&](std::vector<float>& list) {
+    std::vector<const float*> order(list.size() / stride);
+    for (std::size_t e = 0; e < order.size(); ++e)
+      order[e] = &list[e * stride];
+    std::sort(order.begin(), order.end(), before);
+    std::vector<float> distinct;
+    const float* last = nullptr;
+    for (const float* c : order) {
+      if (distinct.size() == static_cast<std::size_t>(count) * stride) break;
+      if (last && !before(last, c) && !before(c, last)) continue;
+      distinct.insert(distinct.end(), c, c + stride);
+      last = c;
     }
+    list = std::move(distinct);
   };
   const std::size_t chunks = chunkCount(data_.n, kAssignChunk);
-  std::vector<std::vector<Candidate>> best(chunks);
+  std::vector<std::vector<float>> best(chunks);
   pool_.parallelFor(chunks, [&](std::size_t chunk, int) {
     const std::size_t begin = chunk * kAssignChunk, end = std::min(data_.n, begin + kAssignChunk);
-    std::vector<float> x(d_);
-    std::vector<Candidate>& out = best[chunk];
-    out.reserve(end - begin);
+    std::vector<float>& out = best[chunk];
+    std::vector<std::pair<float, std::size_t>> far;
+    far.reserve(end - begin);
+    std::vector<float> x(d);
     for (std::size_t i = begin; i < end; ++i) {
       centreInto(i, x.data());
-      const float* c = &previous_[static_cast<std::size_t>(labels_[i]) * d_];
-      out.emplace_back(exact::squaredDistance(x.data(), c, d_), i);
+      const float* c = &previous_[static_cast<std::size_t>(labels_[i]) * d];
+      far.emplace_back(exact::squaredDistance(x.data(), c, d_), i);
     }
-    keepBest(out);
+    std::sort(far.begin(), far.end(),
+              [](const auto& a, const auto& b) { return a.first > b.first; });
+    // Whole groups of equal distance, farthest first, until `count` distinct positions: the
+    // chunk's first `count` positions in the full order are then among them.
+    std::size_t e = 0;
+    while (e < far.size() && out.size() < static_cast<std::size_t>(count) * stride) {
+      for (const float group = far[e].first; e < far.size() && far[e].first == group; ++e) {
+        out.push_back(group);
+        centreInto(far[e].second, x.data());
+        out.insert(out.end(), x.begin(), x.end());
+      }
+      keepBest(out);
+    }
   });
-  std::vector<Candidate> all;
-  for (auto& b : best)
+  std::vector<float> all;
+  for (const auto& b : best)
     all.insert(all.end(), b.begin(), b.end());
   keepBest(all);
-  std::vector<std::size_t> picks(all.size());
-  for (std::size_t e = 0; e < all.size(); ++e)
-    picks[e] = all[e].second;
-  return picks;
+  all = collective_->allGather(all);  // every rank's best, merged alike on every rank
+  keepBest(all);
+  std::vector<float> positions;
+  for (std::size_t e = 0; e < all.size(); e += stride)
+    positions.insert(positions.end(), all.begin() + std::ptrdiff_t(e + 1),
+                     all.begin() + std::ptrdiff_t(e + stride));
+  return positions;
 }
 
 void CpuEngine::requireInitialized() const {
@@ -349,7 +401,19 @@ IterationStats CpuEngine::step() {
       total.weight[j] += a.weight[j];
     total.changed += a.changed;
   }
-  for (double v : chunk_inertia_)
+  if (collective_->size() > 1) {  // every rank's sums, in one exchange
+    std::vector<std::int64_t> all(kd + static_cast<std::size_t>(k_) + 1);
+    std::copy(total.coord.begin(), total.coord.end(), all.begin());
+    std::copy(total.weight.begin(), total.weight.end(), all.begin() + std::ptrdiff_t(kd));
+    all.back() = std::int64_t(total.changed);
+    collective_->allReduce(all.data(), all.size(), Collective::Op::Sum);
+    std::copy_n(all.begin(), kd, total.coord.begin());
+    std::copy_n(all.begin() + std::ptrdiff_t(kd), k_, total.weight.begin());
+    total.changed = std::uint64_t(all.back());
+  }
+  // Chunk by chunk in row order, every rank's chunks in rank order: the shares hold whole chunks,
+  // so this is the sum one process makes.
+  for (double v : collective_->allGather(chunk_inertia_))
     stats.inertia += v;
   stats.changed = total.changed;
   if (data_.counts) {  // compact data: this pass moved sums between clusters; keep the totals
@@ -377,12 +441,11 @@ IterationStats CpuEngine::step() {
   }
   stats.empty_clusters = static_cast<int>(empty.size());
   if (!empty.empty() && config_.empty_clusters == EmptyClusterPolicy::ReseedFarthest) {
-    const auto picks = farthestPoints(static_cast<int>(empty.size()));
-    for (std::size_t e = 0; e < picks.size(); ++e) {
+    const auto picks = farthestPositions(static_cast<int>(empty.size()));
+    for (std::size_t e = 0; e * d_ < picks.size(); ++e) {
       float* c = &centroids_[static_cast<std::size_t>(empty[e]) * d_];
-      centreInto(picks[e], c);
-      for (int dim = 0; dim < d_; ++dim)
-        c[dim] = exact::add(c[dim], 0.0f);  // −0 → +0: equal positions give equal centroids
+      for (int dim = 0; dim < d_; ++dim)  // −0 → +0: equal positions give equal centroids
+        c[dim] = exact::add(picks[e * d_ + dim], 0.0f);
     }
   }
   float shift = 0.0f, second = 0.0f;

@@ -6,13 +6,19 @@
 #include <vector>
 
 #include "common/thread_pool.h"
+#include "kmeans/collective.h"
 #include "kmeans/engine.h"
 
 namespace kms {
 
+/// With a `collective` of several ranks, the engine is one rank of a distributed run: setData
+/// takes this rank's share of the rows (kmeans/collective.h) and every decision about all the
+/// rows — summary, seeding draws, sums, re-seeds, inertia, convergence — is combined through the
+/// collective, so every rank holds the result one process would compute on all the rows, bit for
+/// bit; snapshots and assign() give this rank's labels. Points only (no weights or counts).
 class CpuEngine final : public Engine {
  public:
-  explicit CpuEngine(int threads = 0);
+  explicit CpuEngine(int threads = 0, std::shared_ptr<Collective> collective = nullptr);
 
   BackendInfo info() const override;
   void setData(const DataView& data) override;
@@ -32,6 +38,9 @@ class CpuEngine final : public Engine {
 
   void requireInitialized() const;
   void centreInto(std::size_t i, float* out) const;
+  /// The centred coordinates of global rows `rows` into `out` (rows.size() × d), from whichever
+  /// rank holds each.
+  void fetchRows(const std::vector<std::size_t>& rows, float* out);
   /// The point's weight, its count as a float with counts, 1 otherwise (k-means++ mass).
   float pointWeight(std::size_t i) const;
   void initRandom();
@@ -46,9 +55,12 @@ class CpuEngine final : public Engine {
   /// they can, else the full search; moves its m·q(x) between clusters when its label changes.
   void assignCountedRow(std::size_t i, const float* x, float* dist, Accumulator& acc,
                         double& inertia);
-  std::vector<std::size_t> farthestPoints(int count);
+  /// The centred positions (up to count × d values) EmptyClusterPolicy::ReseedFarthest takes.
+  std::vector<float> farthestPositions(int count);
 
   ThreadPool pool_;
+  std::shared_ptr<Collective> collective_;  ///< never null: soloCollective() alone
+  RowShare share_;                          ///< this rank's rows among all
   DataView data_;
   DataSummary summary_;
   bool has_data_ = false;

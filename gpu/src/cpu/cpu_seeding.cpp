@@ -41,22 +41,39 @@ void CpuEngine::initPlusPlus(bool greedy) {
     if (j == 0) return w;
     return scaled ? exact::mul(w, d2[i]) : d2[i];
   };
-  // The point D² sampling draws with uniform number u at step j (chunk sums, then a scan).
-  auto draw = [&](int j, double u) -> std::size_t {
-    const seeding::ChunkPick pick = seeding::pickChunk(sums, u);
-    if (pick.chunk < 0)
-      return std::min(n - 1, static_cast<std::size_t>(u * static_cast<double>(n)));
-    const std::size_t begin = static_cast<std::size_t>(pick.chunk) * kSamplingChunk;
-    const std::size_t end = std::min(n, begin + kSamplingChunk);
-    double prefix = 0.0;
-    std::size_t last_positive = begin;
-    for (std::size_t i = begin; i < end; ++i) {
-      const float p = mass(i, j);
-      if (p > 0.0f) last_positive = i;
-      prefix += p;
-      if (prefix > pick.target) return i;
+  // Every rank's chunk sums in rank order: the whole data set's, chunk by chunk (the shares
+  // hold whole chunks). Gathered once per step, after the sums change.
+  std::vector<double> all_sums;
+  // The centred point D² sampling draws with uniform number u at step j (chunk sums, then a scan
+  // of the chosen chunk by the rank that holds it), into `out`.
+  const std::size_t global_n = share_.global_rows;
+  auto draw = [&](int j, double u, float* out) {
+    const seeding::ChunkPick pick = seeding::pickChunk(all_sums, u);
+    if (pick.chunk < 0) {
+      const std::size_t row = std::min(global_n - 1, static_cast<std::size_t>(u * double(global_n)));
+      fetchRows({row}, out);
+      return;
     }
-    return last_positive;
+    const std::size_t global_begin = static_cast<std::size_t>(pick.chunk) * kSamplingChunk;
+    const int owner = share_.ownerOf(global_begin);
+    if (owner == collective_->rank()) {
+      const std::size_t begin = global_begin - share_.first_row;
+      const std::size_t end = std::min(n, begin + kSamplingChunk);
+      double prefix = 0.0;
+      std::size_t chosen = begin, last_positive = begin;
+      bool found = false;
+      for (std::size_t i = begin; i < end && !found; ++i) {
+        const float p = mass(i, j);
+        if (p > 0.0f) last_positive = i;
+        prefix += p;
+        if (prefix > pick.target) {
+          chosen = i;
+          found = true;
+        }
+      }
+      centreInto(found ? chosen : last_positive, out);
+    }
+    collective_->broadcast(out, static_cast<std::size_t>(d_) * sizeof(float), owner);
   };
   const int candidates = greedy ? seeding::greedyCandidates(k_) : 1;
   const double scale = greedy ? seeding::potentialScale(summary_) : 1.0;
@@ -118,15 +135,16 @@ void CpuEngine::initPlusPlus(bool greedy) {
       if (stopped.load()) throw Interrupted("initialisation interrupted");
       if (j == 1 && tree) tree->describe(d2);
     }
+    all_sums = collective_->allGather(sums);
     float* out = &centroids_[static_cast<std::size_t>(j) * d_];
     if (j == 0 || !greedy) {
-      centreInto(draw(j, seeding::plusPlusUniform(config_.seed, j)), out);
+      draw(j, seeding::plusPlusUniform(config_.seed, j), out);
       continue;
     }
     // Greedy: the candidate whose potential Σ w·min(D², ‖x − c‖²) is lowest, summed exactly.
     for (int l = 0; l < candidates; ++l)
-      centreInto(draw(j, seeding::greedyUniform(config_.seed, j, l)),
-                 &candidate[static_cast<std::size_t>(l) * d_]);
+      draw(j, seeding::greedyUniform(config_.seed, j, l),
+           &candidate[static_cast<std::size_t>(l) * d_]);
     std::vector<std::int64_t> potential(static_cast<std::size_t>(candidates), 0);
     if (tree) {
       pool_.parallelFor(static_cast<std::size_t>(candidates), [&](std::size_t l, int) {
@@ -154,6 +172,7 @@ void CpuEngine::initPlusPlus(bool greedy) {
           potential[static_cast<std::size_t>(l)] += total[static_cast<std::size_t>(l)];
     }
     if (stopped.load()) throw Interrupted("initialisation interrupted");
+    collective_->allReduce(potential.data(), potential.size(), Collective::Op::Sum);
     int best = 0;
     for (int l = 1; l < candidates; ++l)  // ties keep the earlier candidate
       if (potential[static_cast<std::size_t>(l)] < potential[static_cast<std::size_t>(best)])

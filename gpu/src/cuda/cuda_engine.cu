@@ -282,7 +282,7 @@ int inertiaExponent(const DataSummary& s, int d, const KMeansConfig& config) {
     for (std::size_t j = 0; j < config.initial_centroids.size() / std::size_t(d); ++j) {
       double away2 = 0.0;
       for (int c = 0; c < d; ++c) {
-        const double v = config.initial_centroids[j * d + c];
+        const double v = givenInDataUnits(config, j * d + c, s.mid);
         const double out = std::max({0.0, double(s.lo[c]) - v, v - double(s.hi[c])});
         away2 += out * out;
       }

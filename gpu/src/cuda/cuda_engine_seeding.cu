@@ -5,6 +5,7 @@
 
 #include <vector>
 
+#include "common/centring.h"
 #include "common/exact_math.h"
 #include "common/seeding.h"
 #include "cuda/kernels/init_kernels.cuh"
@@ -45,9 +46,7 @@ void CudaEngine::initialize(const KMeansConfig& config) {
       });
       break;
     case InitMethod::Given: {
-      std::vector<float> centred(kd);
-      for (std::size_t i = 0; i < kd; ++i)
-        centred[i] = exact::sub(config.initial_centroids[i], data_.summary.mid[i % data_.d]);
+      const std::vector<float> centred = givenCentred(config, data_.summary.mid);
       KMS_CUDA_CHECK(cudaMemcpyAsync(run_.centroids[0].get(), centred.data(), kd * sizeof(float),
                                      cudaMemcpyHostToDevice, s));
       compute_.synchronize();

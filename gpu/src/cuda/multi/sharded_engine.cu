@@ -167,10 +167,7 @@ void ShardedEngine::initialize(const KMeansConfig& config) {
       seedPlusPlus(config.init == InitMethod::GreedyKMeansPlusPlus);
       break;
     case InitMethod::Given: {
-      const std::size_t kd = static_cast<std::size_t>(k_) * d_;
-      std::vector<float> centred(kd);
-      for (std::size_t i = 0; i < kd; ++i)
-        centred[i] = exact::sub(config.initial_centroids[i], summary_.mid[i % d_]);
+      const std::vector<float> centred = givenCentred(config, summary_.mid);
       broadcastCentroids(centred.data(), 0, static_cast<std::size_t>(k_));
       break;
     }
