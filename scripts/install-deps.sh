@@ -16,11 +16,12 @@ packages=(
   qt6-base-dev libqt6opengl6-dev qt6-charts-dev qt6-declarative-dev
   qt6-datavisualization-dev libqcustomplot-dev qt6-image-formats-plugins
   libgl-dev libegl-dev libxkbcommon-dev libassimp-dev libgtest-dev zlib1g-dev
+  libopenmpi-dev openmpi-bin python3-numpy
   xvfb xauth x11-apps fonts-dejavu-core
   clang desktop-file-utils appstream
 )
 if [ "${1:-}" = "--peers" ]; then
-  packages+=(python3-numpy python3-sklearn python3-pil pngquant)
+  packages+=(python3-sklearn python3-pil pngquant)
 fi
 
 missing=()

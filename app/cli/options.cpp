@@ -156,6 +156,19 @@ CliOptions parseCommandLine(const QStringList& arguments) {
       {"dims", "--generate: dimensions for blobs and uniform (default 2).", "D", "2"},
       {"noise", "--generate: Gaussian noise relative to the layout size (default 0.05).", "X",
        "0.05"},
+      {"checkpoint",
+       "Point files: write the run's state to FILE every --checkpoint-every iterations "
+       "(atomically: a killed run leaves the last one whole); --resume continues it.",
+       "FILE"},
+      {"checkpoint-every", "Iterations between checkpoints (default 10).", "N", "10"},
+      {"resume",
+       "Continue the run a --checkpoint FILE saved, with any number of processes, to the result "
+       "the uninterrupted run gives (the same options and data; checked).",
+       "FILE"},
+      {"rank-shares",
+       "Under mpirun: the ranks' shares of the rows in these proportions, e.g. 1,3,2 (default: "
+       "even). Shares are whole blocks of 8,192 rows.",
+       "LIST"},
       {{"q", "quiet"}, "Print nothing but errors."},
   });
   if (!parser.parse(arguments)) throw UsageError(parser.errorText().toStdString());
@@ -176,7 +189,20 @@ CliOptions parseCommandLine(const QStringList& arguments) {
       throw UsageError("--sweep and --init-centroids contradict each other");
     options.config.k = options.sweep->first;
   }
-  if (!parser.isSet("k") && options.initCentroids.isEmpty() && !options.sweep)
+  options.checkpoint = parser.value("checkpoint");
+  options.resume = parser.value("resume");
+  options.checkpointEvery = intValue(parser, "checkpoint-every", 1);
+  if (parser.isSet("rank-shares")) {
+    for (const QString& part : parser.value("rank-shares").split(u',')) {
+      bool ok = false;
+      const double share = part.toDouble(&ok);
+      if (!ok || !(share > 0.0) || !std::isfinite(share))
+        badValue(parser, "rank-shares", "positive numbers separated by commas, e.g. 1,3,2");
+      options.rankShares.push_back(share);
+    }
+  }
+  if (!parser.isSet("k") && options.initCentroids.isEmpty() && !options.sweep &&
+      options.resume.isEmpty())
     throw UsageError("missing -k (the number of clusters)");
   options.kGiven = parser.isSet("k");
   if (options.kGiven) options.config.k = intValue(parser, "k", 1);

@@ -43,6 +43,13 @@ struct CliOptions {
   /// measures instead of one run's outputs.
   std::optional<std::pair<int, int>> sweep;
   bool quiet = false;
+  /// --checkpoint FILE every --checkpoint-every iterations; --resume FILE (cli/checkpoint.h).
+  QString checkpoint;
+  int checkpointEvery = 10;
+  QString resume;
+  /// --rank-shares: under mpirun, the ranks' shares of the rows in these proportions (one per
+  /// rank); empty: even shares.
+  std::vector<double> rankShares;
 
   /// Outputs that only make sense for a picture (--out-image, --out-palette).
   bool wantsImageOutputs() const { return !outImage.isEmpty() || !outPalette.isEmpty(); }

@@ -37,6 +37,10 @@ struct Dataset {
   DatasetKind kind = DatasetKind::Points;
 
   std::size_t n = 0;           ///< number of rows (distinct values when compact)
+  /// Only rows [firstRow, firstRow + n) of the file's fileRows were read (a rank's share of a
+  /// run over several processes, LoadOptions::rowShare); fileRows is 0 when every row was.
+  std::size_t firstRow = 0;
+  std::size_t fileRows = 0;
   int d = 0;                   ///< coordinates per row
   std::vector<float> values;   ///< n × d, row-major
   std::vector<float> weights;  ///< empty (all 1) or n non-negative weights (never with counts)

@@ -42,22 +42,28 @@ DatasetPtr loadClassicBinary(const QString& path, const LoadOptions& options) {
     file.fail(QStringLiteral("header says %1 points of %2 dimensions; both must be positive")
                   .arg(h.n)
                   .arg(h.d));
-  requireValueCount(file, std::uint64_t(h.n), std::uint64_t(h.d), options.maxValues);
-  const std::size_t count = std::size_t(h.n) * std::size_t(h.d);
   requireDataSize(file, QStringLiteral("point data (%1 points × %2 float32)").arg(h.n).arg(h.d),
-                  count * sizeof(float), file.size() - kHeaderBytes);
-  requireMemoryFor(file, std::uint64_t(h.n), std::uint64_t(h.d));
+                  std::size_t(h.n) * std::size_t(h.d) * sizeof(float), file.size() - kHeaderBytes);
+  const auto [first, last] = rowsToRead(options, std::size_t(h.n));  // a share, or every row
+  requireValueCount(file, last - first, std::uint64_t(h.d), options.maxValues);
+  requireMemoryFor(file, last - first, std::uint64_t(h.d));
+  const std::size_t count = (last - first) * std::size_t(h.d);
 
   std::vector<float> values(count);
-  const char* data = file.bytes().data() + kHeaderBytes;
+  const char* data = file.bytes().data() + kHeaderBytes + first * std::size_t(h.d) * sizeof(float);
   constexpr std::size_t kChunk = std::size_t(1) << 20;
   for (std::size_t start = 0; start < count; start += kChunk) {
     const std::size_t end = std::min(count, start + kChunk);
     qFromLittleEndian<float>(data + start * sizeof(float), qsizetype(end - start), &values[start]);
     progress.update(double(end) / double(count));
   }
-  requireFinite(file, values, std::size_t(h.d));
-  return makePointDataset(file, std::size_t(h.n), h.d, std::move(values));
+  requireFinite(file, values, std::size_t(h.d), first);
+  auto dataset = makePointDataset(file, last - first, h.d, std::move(values));
+  if (options.rowShare) {
+    dataset->firstRow = first;
+    dataset->fileRows = std::size_t(h.n);
+  }
+  return dataset;
 }
 
 }  // namespace kms::app::io

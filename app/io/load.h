@@ -9,6 +9,7 @@
 
 #include <atomic>
 #include <functional>
+#include <utility>
 
 #include "core/dataset.h"
 
@@ -28,6 +29,11 @@ struct LoadOptions {
   /// With compactOnDevice: asked once the picture is decoded; false (the GPU's context is still
   /// being made elsewhere, say) finds the colours on the CPU's threads rather than wait for it.
   std::function<bool()> deviceReady;
+  /// A rank's share of a run spread over several processes: given the file's row count, the rows
+  /// [first, last) to read. The .npy and classic binary readers convert only those rows (the
+  /// file is mapped, so only their bytes are read) and name bad values by their row in the file;
+  /// other formats read every row and the caller takes its share (Dataset::firstRow says which).
+  std::function<std::pair<std::size_t, std::size_t>(std::size_t rows)> rowShare;
 };
 
 /// Loads any supported file, choosing the reader from the content (magic bytes) and the suffix:

@@ -92,10 +92,20 @@ QString pointLocation(std::size_t point, std::size_t coordinate) {
   return QStringLiteral("point %1, coordinate %2").arg(point + 1).arg(coordinate + 1);
 }
 
-void requireFinite(const InputFile& file, const std::vector<float>& values, std::size_t d) {
+void requireFinite(const InputFile& file, const std::vector<float>& values, std::size_t d,
+                   std::size_t firstRow) {
   for (std::size_t i = 0; i < values.size(); ++i)
     if (!std::isfinite(values[i]))
-      file.fail(pointLocation(i / d, i % d) + QStringLiteral(": ") + coordinateProblem(values[i]));
+      file.fail(pointLocation(firstRow + i / d, i % d) + QStringLiteral(": ") +
+                coordinateProblem(values[i]));
+}
+
+std::pair<std::size_t, std::size_t> rowsToRead(const LoadOptions& options, std::size_t rows) {
+  if (!options.rowShare) return {0, rows};
+  const auto [first, last] = options.rowShare(rows);
+  if (first > last || last > rows)
+    throw std::invalid_argument("rowsToRead: a share outside the file's rows");
+  return {first, last};
 }
 
 void requireValueCount(const InputFile& file, std::uint64_t n, std::uint64_t d,

@@ -92,7 +92,12 @@ QString coordinateProblem(double value, const QString& written = {});
 QString pointLocation(std::size_t point, std::size_t coordinate);
 
 /// Fails with a clear message unless `values` are all finite (the first bad one is named).
-void requireFinite(const InputFile& file, const std::vector<float>& values, std::size_t d);
+/// `firstRow`: the file's row of the first value's point (a share of the file).
+void requireFinite(const InputFile& file, const std::vector<float>& values, std::size_t d,
+                   std::size_t firstRow = 0);
+
+/// The rows [first, last) of a file of `rows` rows to read: LoadOptions::rowShare's, or all.
+std::pair<std::size_t, std::size_t> rowsToRead(const LoadOptions& options, std::size_t rows);
 
 /// Fails unless n ≥ 1, d ≥ 1 and n × d ≤ maxValues (without overflowing).
 /// Memory free for new data now (MemAvailable + SwapFree from /proc/meminfo, bytes); the

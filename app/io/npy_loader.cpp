@@ -219,15 +219,17 @@ DatasetPtr loadNpy(const QString& path, const LoadOptions& options) {
                   .arg(shapeText(header.shape)));
   const std::uint64_t n = header.shape[0];
   const std::uint64_t d = header.shape.size() == 2 ? header.shape[1] : 1;
-  requireValueCount(file, n, d, options.maxValues);
+  requireValueCount(file, n, d, std::numeric_limits<std::size_t>::max());  // n, d ≥ 1
   if (d > std::uint64_t(INT32_MAX)) file.fail(QStringLiteral("too many dimensions"));
-  const std::size_t count = std::size_t(n * d);
   requireDataSize(file, QStringLiteral("array data for shape %1").arg(shapeText(header.shape)),
-                  std::uint64_t(count) * dtype.bytes, bytes.size() - dataOffset);
-  requireMemoryFor(file, n, d);
+                  std::uint64_t(n * d) * dtype.bytes, bytes.size() - dataOffset);
+  const auto [first, last] = rowsToRead(options, std::size_t(n));  // a share, or every row
+  requireValueCount(file, last - first, d, options.maxValues);
+  requireMemoryFor(file, last - first, d);
 
+  const std::size_t count = std::size_t((last - first) * d);
   std::vector<float> values(count);
-  const char* data = bytes.data() + dataOffset;
+  const char* data = bytes.data() + dataOffset + first * d * dtype.bytes;
   constexpr std::size_t kChunk = std::size_t(1) << 20;
   for (std::size_t start = 0; start < count; start += kChunk) {
     const std::size_t end = std::min(count, start + kChunk);
@@ -238,12 +240,17 @@ DatasetPtr loadNpy(const QString& path, const LoadOptions& options) {
                                ? readElement<double>(p, dtype.bigEndian)
                                : halfToDouble(readElement<quint16>(p, dtype.bigEndian));
       if (!fitsFloat(value))
-        file.fail(pointLocation(i / d, i % d) + QStringLiteral(": ") + coordinateProblem(value));
+        file.fail(pointLocation(first + i / d, i % d) + QStringLiteral(": ") +
+                  coordinateProblem(value));
       values[i] = float(value);
     }
     progress.update(double(end) / double(count));
   }
-  auto dataset = makePointDataset(file, std::size_t(n), int(d), std::move(values));
+  auto dataset = makePointDataset(file, last - first, int(d), std::move(values));
+  if (options.rowShare) {
+    dataset->firstRow = first;
+    dataset->fileRows = std::size_t(n);
+  }
   // The engine works in float32: say what the file held.
   if (dtype.bytes == 2)
     dataset->notes << QStringLiteral("float16 values, read exactly as float32");

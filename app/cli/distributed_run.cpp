@@ -1,0 +1,463 @@
+#include "cli/distributed_run.h"
+
+#include <QCoreApplication>
+#include <QFileInfo>
+
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <optional>
+#include <thread>
+
+#include "cli/checkpoint.h"
+#include "cli/exit_codes.h"
+#include "cli/progress.h"
+#include "core/format.h"
+#include "io/export.h"
+#include "io/generators.h"
+#include "io/load.h"
+#include "kmeans/backend.h"
+#include "kmeans/errors.h"
+
+namespace kms::app::cli {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+/// The message of a rank's failure on stderr, naming the rank and host when there are several.
+void printFailure(const MpiWorld* world, const QString& message) {
+  QString prefix = QStringLiteral("kmeans-cli: ");
+  if (world && world->size() > 1)
+    prefix = QStringLiteral("kmeans-cli (rank %1 of %2 on %3): ")
+                 .arg(world->rank())
+                 .arg(world->size())
+                 .arg(QString::fromStdString(world->host()));
+  std::fprintf(stderr, "%s%s\n", prefix.toUtf8().constData(), message.toUtf8().constData());
+}
+
+/// A hash of what decides the run: the arguments (after the program name) and the input file's
+/// size and modification time. Ranks started differently would compute different things.
+std::int64_t optionsHash(const CliOptions& options) {
+  QByteArray text = QCoreApplication::arguments().mid(1).join(QChar(0)).toUtf8();
+  if (!options.input.isEmpty()) {
+    const QFileInfo info(options.input);
+    text += QByteArray::number(info.size()) + ':' +
+            QByteArray::number(info.lastModified().toMSecsSinceEpoch());
+  }
+  std::uint64_t h = 0xcbf29ce484222325ULL;
+  for (char c : text)
+    h = (h ^ static_cast<unsigned char>(c)) * 0x100000001b3ULL;
+  return std::int64_t(h >> 1);
+}
+
+/// This rank's share of the data: a point file's rows [first, last) read alone where the format
+/// allows (.npy, classic binary), else every row read and the share taken.
+DatasetPtr loadShare(const CliOptions& options, int rank, int ranks) {
+  std::vector<std::size_t> bounds;
+  auto share = [&](std::size_t rows) {
+    bounds = shareBoundaries(rows, ranks, options.rankShares);
+    for (int r = 0; r < ranks; ++r)
+      if (bounds[std::size_t(r)] == bounds[std::size_t(r) + 1])
+        throw LoadError(options.generate ? QStringLiteral("generated data")
+                                         : QFileInfo(options.input).fileName(),
+                        QStringLiteral("%1 rows make %2 block(s) of 8,192: at most that many "
+                                       "processes can share them, not %3")
+                            .arg(groupedCount(rows))
+                            .arg((rows + kShareRowMultiple - 1) / kShareRowMultiple)
+                            .arg(ranks));
+    return std::pair{bounds[std::size_t(rank)], bounds[std::size_t(rank) + 1]};
+  };
+  DatasetPtr data;
+  if (options.generate) {
+    data = generateDataset(*options.generate);
+  } else {
+    LoadOptions load;
+    load.rowShare = share;
+    data = loadDataset(options.input, load);
+  }
+  if (data->isImage())
+    throw LoadError(data->displayName, QStringLiteral("a picture is clustered by one process; "
+                                                      "run kmeans-cli on it without mpirun"));
+  if (!data->weights.empty() || !data->counts.empty())
+    throw LoadError(data->displayName,
+                    QStringLiteral("weighted points are clustered by one process"));
+  if (data->fileRows != 0 || ranks == 1) return data;
+  // The reader read every row: keep this rank's.
+  const auto [first, last] = share(data->n);
+  auto mine = std::make_shared<Dataset>(*data);
+  mine->values.assign(data->values.begin() + std::ptrdiff_t(first * std::size_t(data->d)),
+                      data->values.begin() + std::ptrdiff_t(last * std::size_t(data->d)));
+  mine->groundTruth.clear();
+  mine->pointColours.clear();
+  mine->n = last - first;
+  mine->firstRow = first;
+  mine->fileRows = data->n;
+  return mine;
+}
+
+/// Rank and iteration at which KMS_TEST_KILL_RANK="rank:iteration" kills this process (a rank
+/// that dies mid-run, for the fault tests); {-1, -1} when unset.
+std::pair<int, int> testKill() {
+  const char* v = std::getenv("KMS_TEST_KILL_RANK");
+  int rank = -1, iteration = -1;
+  if (v) std::sscanf(v, "%d:%d", &rank, &iteration);
+  return {rank, iteration};
+}
+
+struct Finished {
+  std::vector<float> centred, centroids;  ///< the chosen run's final centroids
+  std::vector<IterationStats> iterations;
+  std::vector<StartSummary> starts;
+  int best = 0;
+  bool converged = false;
+  StopRule stopRule = StopRule::Running;
+};
+
+class Run {
+ public:
+  Run(const CliOptions& options, MpiWorld* world)
+      : options_(options), world_(world), rank_(world ? world->rank() : 0),
+        ranks_(world ? world->size() : 1),
+        collective_(world ? world->collective() : soloCollective()) {}
+
+  int execute();
+
+ private:
+  bool root() const { return rank_ == 0; }
+  void say(const QString& text) const {
+    if (root() && !options_.quiet) std::fprintf(stdout, "%s\n", text.toUtf8().constData());
+  }
+  /// Runs `step` on every rank, then all learn whether any failed (a rank that stopped alone
+  /// would leave the others waiting in a collective): then the lowest failing rank prints why
+  /// and every rank throws AlreadyReported with the worst exit status.
+  template <typename F>
+  void together(F&& step);
+  Finished runOneStart(Engine& engine, KMeansConfig config);
+  void writeOutputs(Engine& engine, const Finished& run);
+
+  const CliOptions& options_;
+  MpiWorld* world_;
+  int rank_, ranks_;
+  std::shared_ptr<Collective> collective_;
+  DatasetPtr data_;
+  std::size_t rows_ = 0;  ///< all ranks' rows
+  std::uint64_t dataHash_ = 0;
+  std::optional<Checkpoint> resume_;
+  int exit_ = kSuccess;
+  Clock::time_point start_ = Clock::now();
+};
+
+struct AlreadyReported {
+  int exit;
+};
+
+template <typename F>
+void Run::together(F&& step) {
+  std::optional<QString> failure;
+  int code = kBadInput;
+  try {
+    step();
+  } catch (const UsageError& e) {
+    failure = QString::fromUtf8(e.what()), code = kBadArguments;
+  } catch (const InvalidArgument& e) {
+    failure = (options_.generate ? QStringLiteral("generated data")
+                                 : QFileInfo(options_.input).fileName()) +
+              QStringLiteral(": ") + QString::fromUtf8(e.what());
+  } catch (const ExportError& e) {
+    failure = QString::fromUtf8(e.what()), code = kExportFailure;
+  } catch (const std::exception& e) {
+    failure = QString::fromUtf8(e.what());
+  }
+  // The lowest rank that failed speaks (rank 0 when all failed alike); every rank exits with the
+  // worst status.
+  std::int64_t first[2] = {failure ? rank_ : ranks_, failure ? code : 0};
+  collective_->allReduce(&first[0], 1, Collective::Op::Min);
+  collective_->allReduce(&first[1], 1, Collective::Op::Max);
+  if (first[0] == ranks_) return;
+  if (first[0] == rank_) printFailure(rank_ == 0 ? nullptr : world_, *failure);
+  throw AlreadyReported{int(first[1])};
+}
+
+int Run::execute() {
+  try {
+    together([&] {
+      if (options_.backend == BackendKind::Cuda || options_.backend == BackendKind::CudaAllGpus ||
+          !options_.devices.empty() || options_.allDevices)
+        if (ranks_ > 1)
+          throw UsageError(
+              "several processes run on their CPUs (--backend cpu); for a machine's GPUs run one "
+              "process with --devices all");
+      if (options_.sweep) throw UsageError("--sweep runs in one process");
+      if (options_.wantsImageOutputs())
+        throw UsageError("--out-image and --out-palette: a picture is clustered by one process");
+      if (options_.inputs.size() > 1) throw UsageError("several processes take one INPUT");
+      if (!options_.checkpoint.isEmpty() && options_.restarts > 1)
+        throw UsageError("--checkpoint saves one start: drop --restarts");
+      if (!options_.resume.isEmpty() && options_.restarts > 1)
+        throw UsageError("--resume continues one start: drop --restarts");
+      if (!options_.initCentroids.isEmpty() && ranks_ > 1)
+        throw UsageError("--init-centroids runs in one process");
+      if (!options_.rankShares.empty() && options_.rankShares.size() != std::size_t(ranks_))
+        throw UsageError(QStringLiteral("--rank-shares gives %1 shares for %2 processes")
+                             .arg(options_.rankShares.size())
+                             .arg(ranks_)
+                             .toStdString());
+    });
+    // Ranks started with other options or files would compute other things.
+    std::int64_t hash[2] = {optionsHash(options_), -optionsHash(options_)};
+    collective_->allReduce(hash, 2, Collective::Op::Max);
+    together([&] {
+      if (hash[0] != -hash[1])
+        throw UsageError(
+            "the processes were started with different options or see different input files "
+            "(every rank must run the same command on the same file)");
+    });
+    const auto readStart = Clock::now();
+    together([&] { data_ = loadShare(options_, rank_, ranks_); });
+    const double readMs = std::chrono::duration<double, std::milli>(Clock::now() - readStart).count();
+    // The data set's hash: the wrapping sum of its rows' hashes, any split of the rows alike.
+    std::int64_t hashSum = 0;
+    for (std::size_t i = 0; i < data_->n; ++i)
+      hashSum = std::int64_t(std::uint64_t(hashSum) +
+                             rowHash(data_->firstRow + i,
+                                     &data_->values[i * std::size_t(data_->d)], data_->d));
+    std::int64_t rows = std::int64_t(data_->n);
+    collective_->allReduce(&hashSum, 1, Collective::Op::Sum);
+    collective_->allReduce(&rows, 1, Collective::Op::Sum);
+    dataHash_ = std::uint64_t(hashSum);
+    rows_ = std::size_t(rows);
+
+    EngineOptions engineOptions;
+    // Ranks on one host share its cores.
+    engineOptions.cpu_threads =
+        options_.threads > 0
+            ? options_.threads
+            : std::max(1, int(std::thread::hardware_concurrency()) / (world_ ? world_->localSize() : 1));
+    engineOptions.collective = collective_;
+    std::unique_ptr<Engine> engine;
+    KMeansConfig config = options_.config;
+    together([&] {
+      engine = createEngine(BackendKind::Cpu, engineOptions).engine;
+      engine->setData(data_->view());
+      if (!options_.resume.isEmpty()) {
+        resume_ = readCheckpoint(options_.resume);
+        const Checkpoint& c = *resume_;
+        const QString name = QFileInfo(options_.resume).fileName();
+        if (c.rows != rows_ || c.d != data_->d || c.dataHash != dataHash_)
+          throw LoadError(name, QStringLiteral("saved for another data set (%1 × %2, here %3 × %4%5)")
+                                    .arg(groupedCount(c.rows))
+                                    .arg(c.d)
+                                    .arg(groupedCount(rows_))
+                                    .arg(data_->d)
+                                    .arg(c.rows == rows_ && c.d == data_->d
+                                             ? QStringLiteral(", other values")
+                                             : QString()));
+        if (options_.kGiven && options_.config.k != c.k)
+          throw LoadError(name, QStringLiteral("saved for k = %1, not -k %2")
+                                    .arg(c.k)
+                                    .arg(options_.config.k));
+        if (c.iteration >= options_.config.max_iterations)
+          throw LoadError(name, QStringLiteral("saved after iteration %1; --max-iter %2 leaves "
+                                               "nothing to run")
+                                    .arg(c.iteration)
+                                    .arg(options_.config.max_iterations));
+        config.k = c.k;
+        config.seed = c.seed;
+        config.tolerance = c.tolerance;
+        config.empty_clusters = c.emptyClusters;
+        config.init = InitMethod::Given;
+        config.initial_centroids = c.before;
+        config.initial_centroids_centred = true;
+        config.max_iterations = options_.config.max_iterations - (c.iteration - 1);
+      }
+      validateConfig(config, rows_, data_->d);
+    });
+    say(QStringLiteral("input: %1 (%2 points × %3 dimensions; %4 process%5, %6 rows each at most)")
+            .arg(options_.generate ? QStringLiteral("generated data") : data_->displayName)
+            .arg(groupedCount(rows_))
+            .arg(data_->d)
+            .arg(ranks_)
+            .arg(ranks_ == 1 ? "" : "es")
+            .arg(groupedCount(data_->n)));
+    const BackendInfo info = engine->info();
+    say(QStringLiteral("backend: %1 (%2)").arg(QString::fromStdString(info.backend),
+                                               QString::fromStdString(info.device)));
+    if (resume_)
+      say(QStringLiteral("resuming after iteration %1 from %2")
+              .arg(resume_->iteration)
+              .arg(options_.resume));
+    Finished finished;
+    together([&] {
+      if (options_.restarts > 1) {
+        std::vector<int> numbers;
+        for (int s = 0; s < options_.restarts; ++s)
+          numbers.push_back(s);
+        const auto outcomes = engine->runStarts(config, numbers);
+        const int best = bestOutcome(outcomes);
+        for (const StartOutcome& o : outcomes) {
+          StartSummary s;
+          s.start = o.start;
+          s.seed = o.seed;
+          s.iterations = int(o.iterations.size());
+          s.converged = o.converged;
+          s.inertia = o.inertia();
+          s.stopRule = o.iterations.empty()
+                           ? StopRule::Running
+                           : stopRuleOf(o.iterations.back(), true, rows_, config.tolerance);
+          finished.starts.push_back(s);
+        }
+        const StartOutcome& chosen = outcomes[std::size_t(best)];
+        finished.best = best;
+        finished.centred = chosen.centred_centroids;
+        finished.centroids = chosen.centroids;
+        finished.iterations = chosen.iterations;
+        finished.converged = chosen.converged;
+        finished.stopRule = finished.starts[std::size_t(best)].stopRule;
+      } else {
+        finished = runOneStart(*engine, config);
+      }
+    });
+    together([&] { writeOutputs(*engine, finished); });
+    (void)readMs;
+  } catch (const AlreadyReported& e) {
+    return e.exit;
+  }
+  return exit_;
+}
+
+Finished Run::runOneStart(Engine& engine, KMeansConfig config) {
+  engine.initialize(config);
+  Finished out;
+  // With --resume, iteration t runs again (from the centroids after t − 1): its stats are the
+  // checkpoint's (the re-run counts every row as changed), its centroids are checked.
+  const int offset = resume_ ? resume_->iteration - 1 : 0;
+  std::vector<IterationStats> history = resume_ ? resume_->stats : std::vector<IterationStats>{};
+  std::vector<float> before = resume_ ? resume_->before : std::vector<float>{};
+  const bool checkpointing = !options_.checkpoint.isEmpty();
+  if (checkpointing && !resume_) {
+    Snapshot s;
+    engine.snapshot(s);
+    before = s.centred_centroids;
+  }
+  std::optional<ProgressPrinter> progress;
+  if (root() && !options_.quiet) progress.emplace(stdout, rows_, options_.config.max_iterations);
+  const auto [killRank, killIteration] = testKill();
+  Snapshot snap;
+  while (!engine.finished()) {
+    IterationStats stats = engine.step();
+    stats.iteration += offset;
+    if (resume_ && stats.iteration == resume_->iteration) {
+      engine.snapshot(snap);
+      if (std::memcmp(snap.centred_centroids.data(), resume_->after.data(),
+                      resume_->after.size() * sizeof(float)) != 0)
+        throw LoadError(QFileInfo(options_.resume).fileName(),
+                        QStringLiteral("does not continue this run: iteration %1 gives other "
+                                       "centroids here (other options or data?)")
+                            .arg(resume_->iteration));
+      stats = resume_->stats.back();
+    } else {
+      history.push_back(stats);
+    }
+    if (progress) progress->iteration(stats);
+    if (rank_ == killRank && stats.iteration == killIteration) std::raise(SIGKILL);
+    if (checkpointing) {
+      engine.snapshot(snap);
+      if (stats.iteration % options_.checkpointEvery == 0 && root() && !engine.finished()) {
+        Checkpoint c;
+        c.rows = rows_;
+        c.d = data_->d;
+        c.k = config.k;
+        c.seed = config.seed;
+        c.init = options_.config.init;
+        c.emptyClusters = config.empty_clusters;
+        c.tolerance = config.tolerance;
+        c.dataHash = dataHash_;
+        c.iteration = stats.iteration;
+        c.before = before;
+        c.after = snap.centred_centroids;
+        c.stats = history;
+        writeCheckpoint(options_.checkpoint, c);
+      }
+      before = snap.centred_centroids;
+    }
+  }
+  if (progress) progress->finish();
+  engine.snapshot(snap);
+  out.centred = snap.centred_centroids;
+  out.centroids = snap.centroids;
+  out.iterations = history;
+  out.converged = engine.converged();
+  out.stopRule = engine.stopRule(rows_);
+  StartSummary s;
+  s.seed = config.seed;
+  s.iterations = int(history.size());
+  s.converged = out.converged;
+  s.inertia = history.empty() ? 0.0 : history.back().inertia;
+  s.stopRule = out.stopRule;
+  out.starts.push_back(s);
+  return out;
+}
+
+void Run::writeOutputs(Engine& engine, const Finished& run) {
+  std::vector<std::int32_t> mine;
+  engine.assign(run.centred, mine);
+  std::vector<std::int32_t> labels = world_ ? world_->gatherToRoot(mine) : mine;
+  const int k = int(run.centroids.size() / std::size_t(data_->d));
+  const int iterations = int(run.iterations.size());
+  say(run.converged ? QStringLiteral("converged after %1 iteration%2: %3")
+                          .arg(iterations)
+                          .arg(iterations == 1 ? "" : "s")
+                          .arg(QString::fromStdString(std::string(describe(run.stopRule))))
+                    : QStringLiteral("not converged: stopped at the limit of %1 iterations")
+                          .arg(options_.config.max_iterations));
+  if (!run.iterations.empty())
+    say(QStringLiteral("final inertia %1").arg(run.iterations.back().inertia, 0, 'e', 6));
+  if (!root()) return;
+  // The whole data set as the outputs see it: its rows' count and names (no values needed).
+  Dataset all;
+  all.source = data_->source;
+  all.displayName = data_->displayName;
+  all.n = rows_;
+  all.d = data_->d;
+  all.dimensionNames = data_->dimensionNames;
+  const std::vector<double> shares = clusterShares(all, labels, k);
+  if (!options_.outLabels.isEmpty()) {
+    writeLabelsCsv(options_.outLabels, all, labels);
+    say(QStringLiteral("wrote ") + options_.outLabels);
+  }
+  if (!options_.outCentroids.isEmpty()) {
+    writeCentroidsCsv(options_.outCentroids, run.centroids, data_->d, data_->dimensionNames,
+                      shares);
+    say(QStringLiteral("wrote ") + options_.outCentroids);
+  }
+  if (!options_.report.isEmpty()) {
+    RunReport report;
+    report.input = data_->source;
+    report.n = rows_;
+    report.rows = rows_;
+    report.d = data_->d;
+    report.config = options_.config;
+    report.compaction = QStringLiteral("never");
+    report.rowNoun = QStringLiteral("points");
+    report.backend = QString::fromStdString(engine.info().backend);
+    report.device = QString::fromStdString(engine.info().device);
+    report.iterations = run.iterations;
+    report.starts = run.starts;
+    report.bestStart = run.best;
+    report.converged = run.converged;
+    report.stopRule = run.stopRule;
+    report.wallSeconds = std::chrono::duration<double>(Clock::now() - start_).count();
+    writeRunReport(options_.report, report);
+    say(QStringLiteral("wrote ") + options_.report);
+  }
+}
+
+}  // namespace
+
+int runDistributed(const CliOptions& options, MpiWorld* world) {
+  return Run(options, world).execute();
+}
+
+}  // namespace kms::app::cli
