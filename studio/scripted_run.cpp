@@ -9,8 +9,10 @@
 #include "controls_panel.h"
 #include "data/run_history.h"
 #include "export_controller.h"
+#include "io/live_report.h"
 #include "io/load.h"
 #include "main_window.h"
+#include "session/followed_run_engine.h"
 #include "studio_actions.h"
 #include "sweep_dialog.h"
 #include "views/cluster_views.h"
@@ -75,6 +77,37 @@ void ScriptedRun::begin() {
   if (options_.pace) window_.controls()->setPace(*options_.pace);
 
   sinceOpen_.start();
+  if (!options_.follow.isEmpty()) {
+    // The followed run names its data and k; the engine reads its iterations as they come.
+    kms::app::LiveReportReader reader(options_.follow);
+    try {
+      reader.poll();
+    } catch (const std::exception& e) {
+      return fail(QString::fromUtf8(e.what()));
+    }
+    if (!reader.header())
+      return fail(
+          QStringLiteral("%1: the run has not written its first line yet").arg(options_.follow));
+    const QString path = options_.follow;
+    window_.session().setEngineFactory([path](kms::BackendKind) {
+      kms::CreatedEngine created;
+      created.engine = std::make_unique<session::FollowedRunEngine>(path);
+      created.kind = kms::BackendKind::Cpu;
+      return created;
+    });
+    const kms::app::LiveRunHeader& header = *reader.header();
+    options_.file = header.input;
+    options_.k = header.k;
+    options_.seed = header.config.seed;
+    options_.tolerance = header.config.tolerance;
+    options_.maxIterations = header.config.max_iterations;
+    options_.init = header.config.init;
+    options_.backend = kms::BackendKind::Cpu;
+    options_.restarts = 1;
+    options_.run = true;
+    window_.setWindowTitle(
+        QStringLiteral("Following %1 — KMeans Studio").arg(QFileInfo(options_.follow).fileName()));
+  }
   if (!options_.sample.isEmpty()) {
     if (!window_.openSample(options_.sample))
       fail(QStringLiteral("unknown sample \"%1\"").arg(options_.sample));

@@ -113,13 +113,19 @@ std::optional<StudioOptions> parseStudioOptions(const QCoreApplication& app) {
   const QCommandLineOption timeout =
       opt("timeout-ms", "Exit with code 3 if not done after this long.", "ms");
   const QCommandLineOption noPersist = opt("no-persist", "Do not read or write saved settings.");
+  const QCommandLineOption follow =
+      opt("follow",
+          "Follow a run another process makes (kmeans-cli --live-report FILE, e.g. under "
+          "mpirun): open its data and show its iterations as they arrive, each rank's time in "
+          "the timing chart; a finished run is replayed (--speed sets the pace).",
+          "file");
   for (const auto* o :
-       {&sample,    &open,       &generate,      &points,     &groups,       &dims,
-        &noise,     &k,          &init,          &seed,       &maxIter,      &tolerance,
-        &backend,   &speed,      &run,           &view,       &imageMode,    &split,
-        &size,      &screenshot, &after,         &report,     &quit,         &stats,
-        &timeout,   &noPersist,  &colourSpace,   &compaction, &restarts,     &dither,
-        &halfSteps, &regions,    &initCentroids, &sweep,      &presentation, &compare})
+       {&sample,   &open,   &generate,  &points,  &groups,        &dims,        &noise,
+        &k,        &init,   &seed,      &maxIter, &tolerance,     &backend,     &speed,
+        &run,      &view,   &imageMode, &split,   &size,          &screenshot,  &after,
+        &report,   &quit,   &stats,     &timeout, &noPersist,     &colourSpace, &compaction,
+        &restarts, &dither, &halfSteps, &regions, &initCentroids, &sweep,       &presentation,
+        &compare,  &follow})
     parser.addOption(*o);
   parser.addPositionalArgument(QStringLiteral("file"),
                                QStringLiteral("A file to open (like --open)."),
@@ -142,8 +148,12 @@ std::optional<StudioOptions> parseStudioOptions(const QCoreApplication& app) {
       if (parser.isSet(noise)) params.noise = toDouble(parser.value(noise), "noise", 0.0);
       o.generator = params;
     }
-    if (int(!o.sample.isEmpty()) + int(!o.file.isEmpty()) + int(o.generator.has_value()) > 1)
-      throw Failure{QStringLiteral("give only one of --sample, --open/file and --generate")};
+    o.follow = parser.value(follow);
+    if (int(!o.sample.isEmpty()) + int(!o.file.isEmpty()) + int(o.generator.has_value()) +
+            int(!o.follow.isEmpty()) >
+        1)
+      throw Failure{
+          QStringLiteral("give only one of --sample, --open/file, --generate and --follow")};
     if (parser.isSet(k)) o.k = toInt(parser.value(k), "k", 1);
     if (parser.isSet(init)) {
       o.init = kms::parseInitMethod(parser.value(init).toStdString());

@@ -23,6 +23,9 @@ struct StudioOptions {
   QString sample;  ///< photo | blobs | cloud
   QString file;
   std::optional<kms::app::GeneratorParams> generator;
+  /// A live report (kmeans-cli --live-report) to follow: its data are opened and its
+  /// iterations shown as they arrive (session/followed_run_engine.h).
+  QString follow;
 
   // Run settings; unset fields keep the saved / default ones.
   std::optional<int> k;

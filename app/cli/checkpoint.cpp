@@ -68,7 +68,9 @@ class Reader {
   void need(std::size_t n) {
     if (at_ + n > std::size_t(bytes_.size())) fail();
   }
-  [[noreturn]] void fail() { throw LoadError(path_, QStringLiteral("the checkpoint is truncated")); }
+  [[noreturn]] void fail() {
+    throw LoadError(path_, QStringLiteral("the checkpoint is truncated"));
+  }
   const QByteArray& bytes_;
   QString path_;
   std::size_t at_ = 0;
@@ -128,7 +130,8 @@ Checkpoint readCheckpoint(const QString& path) {
   std::uint64_t stored = 0;
   std::memcpy(&stored, bytes.constData() + bytes.size() - 8, 8);
   if (fnv1a(bytes.constData(), std::size_t(bytes.size()) - 8) != stored)
-    throw LoadError(path, QStringLiteral("the checkpoint is damaged (its checksum does not match)"));
+    throw LoadError(path,
+                    QStringLiteral("the checkpoint is damaged (its checksum does not match)"));
   Reader r(bytes, path);
   r.get<std::array<char, 8>>();
   Checkpoint c;

@@ -17,17 +17,17 @@
 namespace kms::app::cli {
 
 struct Checkpoint {
-  std::uint64_t rows = 0;       ///< rows of the whole data set
+  std::uint64_t rows = 0;  ///< rows of the whole data set
   int d = 0;
   int k = 0;
-  std::uint64_t seed = 0;       ///< the start's seed
+  std::uint64_t seed = 0;  ///< the start's seed
   InitMethod init = InitMethod::GreedyKMeansPlusPlus;
   EmptyClusterPolicy emptyClusters = EmptyClusterPolicy::ReseedFarthest;
   double tolerance = 0.0;
-  std::uint64_t dataHash = 0;   ///< dataHash() of the rows (any split between ranks)
-  int iteration = 0;            ///< t ≥ 1: completed iterations
-  std::vector<float> before;    ///< k × d centred centroids after t − 1 (the start's at t = 1)
-  std::vector<float> after;     ///< k × d centred centroids after t
+  std::uint64_t dataHash = 0;  ///< dataHash() of the rows (any split between ranks)
+  int iteration = 0;           ///< t ≥ 1: completed iterations
+  std::vector<float> before;   ///< k × d centred centroids after t − 1 (the start's at t = 1)
+  std::vector<float> after;    ///< k × d centred centroids after t
   std::vector<IterationStats> stats;  ///< iterations 1 … t
 };
 

@@ -17,6 +17,7 @@
 #include "core/format.h"
 #include "io/export.h"
 #include "io/generators.h"
+#include "io/live_report.h"
 #include "io/load.h"
 #include "kmeans/backend.h"
 #include "kmeans/errors.h"
@@ -118,7 +119,9 @@ struct Finished {
 class Run {
  public:
   Run(const CliOptions& options, MpiWorld* world)
-      : options_(options), world_(world), rank_(world ? world->rank() : 0),
+      : options_(options),
+        world_(world),
+        rank_(world ? world->rank() : 0),
         ranks_(world ? world->size() : 1),
         collective_(world ? world->collective() : soloCollective()) {}
 
@@ -195,6 +198,8 @@ int Run::execute() {
       if (options_.inputs.size() > 1) throw UsageError("several processes take one INPUT");
       if (!options_.checkpoint.isEmpty() && options_.restarts > 1)
         throw UsageError("--checkpoint saves one start: drop --restarts");
+      if (!options_.liveReport.isEmpty() && options_.restarts > 1)
+        throw UsageError("--live-report follows one start: drop --restarts");
       if (!options_.resume.isEmpty() && options_.restarts > 1)
         throw UsageError("--resume continues one start: drop --restarts");
       if (!options_.initCentroids.isEmpty() && ranks_ > 1)
@@ -216,13 +221,14 @@ int Run::execute() {
     });
     const auto readStart = Clock::now();
     together([&] { data_ = loadShare(options_, rank_, ranks_); });
-    const double readMs = std::chrono::duration<double, std::milli>(Clock::now() - readStart).count();
+    const double readMs =
+        std::chrono::duration<double, std::milli>(Clock::now() - readStart).count();
     // The data set's hash: the wrapping sum of its rows' hashes, any split of the rows alike.
     std::int64_t hashSum = 0;
     for (std::size_t i = 0; i < data_->n; ++i)
-      hashSum = std::int64_t(std::uint64_t(hashSum) +
-                             rowHash(data_->firstRow + i,
-                                     &data_->values[i * std::size_t(data_->d)], data_->d));
+      hashSum = std::int64_t(
+          std::uint64_t(hashSum) +
+          rowHash(data_->firstRow + i, &data_->values[i * std::size_t(data_->d)], data_->d));
     std::int64_t rows = std::int64_t(data_->n);
     collective_->allReduce(&hashSum, 1, Collective::Op::Sum);
     collective_->allReduce(&rows, 1, Collective::Op::Sum);
@@ -231,10 +237,10 @@ int Run::execute() {
 
     EngineOptions engineOptions;
     // Ranks on one host share its cores.
-    engineOptions.cpu_threads =
-        options_.threads > 0
-            ? options_.threads
-            : std::max(1, int(std::thread::hardware_concurrency()) / (world_ ? world_->localSize() : 1));
+    engineOptions.cpu_threads = options_.threads > 0
+                                    ? options_.threads
+                                    : std::max(1, int(std::thread::hardware_concurrency()) /
+                                                      (world_ ? world_->localSize() : 1));
     engineOptions.collective = collective_;
     std::unique_ptr<Engine> engine;
     KMeansConfig config = options_.config;
@@ -246,18 +252,17 @@ int Run::execute() {
         const Checkpoint& c = *resume_;
         const QString name = QFileInfo(options_.resume).fileName();
         if (c.rows != rows_ || c.d != data_->d || c.dataHash != dataHash_)
-          throw LoadError(name, QStringLiteral("saved for another data set (%1 × %2, here %3 × %4%5)")
-                                    .arg(groupedCount(c.rows))
-                                    .arg(c.d)
-                                    .arg(groupedCount(rows_))
-                                    .arg(data_->d)
-                                    .arg(c.rows == rows_ && c.d == data_->d
-                                             ? QStringLiteral(", other values")
-                                             : QString()));
+          throw LoadError(
+              name, QStringLiteral("saved for another data set (%1 × %2, here %3 × %4%5)")
+                        .arg(groupedCount(c.rows))
+                        .arg(c.d)
+                        .arg(groupedCount(rows_))
+                        .arg(data_->d)
+                        .arg(c.rows == rows_ && c.d == data_->d ? QStringLiteral(", other values")
+                                                                : QString()));
         if (options_.kGiven && options_.config.k != c.k)
-          throw LoadError(name, QStringLiteral("saved for k = %1, not -k %2")
-                                    .arg(c.k)
-                                    .arg(options_.config.k));
+          throw LoadError(
+              name, QStringLiteral("saved for k = %1, not -k %2").arg(c.k).arg(options_.config.k));
         if (c.iteration >= options_.config.max_iterations)
           throw LoadError(name, QStringLiteral("saved after iteration %1; --max-iter %2 leaves "
                                                "nothing to run")
@@ -282,8 +287,8 @@ int Run::execute() {
             .arg(ranks_ == 1 ? "" : "es")
             .arg(groupedCount(data_->n)));
     const BackendInfo info = engine->info();
-    say(QStringLiteral("backend: %1 (%2)").arg(QString::fromStdString(info.backend),
-                                               QString::fromStdString(info.device)));
+    say(QStringLiteral("backend: %1 (%2)")
+            .arg(QString::fromStdString(info.backend), QString::fromStdString(info.device)));
     if (resume_)
       say(QStringLiteral("resuming after iteration %1 from %2")
               .arg(resume_->iteration)
@@ -343,11 +348,30 @@ Finished Run::runOneStart(Engine& engine, KMeansConfig config) {
   }
   std::optional<ProgressPrinter> progress;
   if (root() && !options_.quiet) progress.emplace(stdout, rows_, options_.config.max_iterations);
+  std::optional<LiveReportWriter> live;
+  if (root() && !options_.liveReport.isEmpty()) {
+    Snapshot s;
+    engine.snapshot(s);
+    LiveRunHeader h;
+    h.input = options_.generate ? QStringLiteral("generated data") : data_->source;
+    h.n = rows_;
+    h.d = data_->d;
+    h.k = config.k;
+    h.ranks = ranks_;
+    h.backend = QString::fromStdString(engine.info().backend);
+    h.device = QString::fromStdString(engine.info().device);
+    h.config = options_.config;
+    h.config.k = config.k;
+    h.centroids = s.centroids;
+    live.emplace(options_.liveReport, h);
+  }
   const auto [killRank, killIteration] = testKill();
   Snapshot snap;
   while (!engine.finished()) {
     IterationStats stats = engine.step();
     stats.iteration += offset;
+    // Each rank's own work: where shares or machines are uneven, the slow rank shows.
+    if (ranks_ > 1) stats.rank_ms = collective_->allGather(std::vector<double>{stats.ms.assign_ms});
     if (resume_ && stats.iteration == resume_->iteration) {
       engine.snapshot(snap);
       if (std::memcmp(snap.centred_centroids.data(), resume_->after.data(),
@@ -361,6 +385,10 @@ Finished Run::runOneStart(Engine& engine, KMeansConfig config) {
       history.push_back(stats);
     }
     if (progress) progress->iteration(stats);
+    if (live) {
+      engine.snapshot(snap);
+      live->iteration({stats, snap.centroids});
+    }
     if (rank_ == killRank && stats.iteration == killIteration) std::raise(SIGKILL);
     if (checkpointing) {
       engine.snapshot(snap);
@@ -384,6 +412,8 @@ Finished Run::runOneStart(Engine& engine, KMeansConfig config) {
     }
   }
   if (progress) progress->finish();
+  if (live)
+    live->end({engine.converged(), QString::fromUtf8(describe(engine.stopRule(rows_)).data())});
   engine.snapshot(snap);
   out.centred = snap.centred_centroids;
   out.centroids = snap.centroids;

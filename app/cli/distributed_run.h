@@ -15,7 +15,8 @@ int runDistributed(const CliOptions& options, MpiWorld* world);
 
 /// The options need the distributed path even in one process (checkpoints).
 inline bool needsDistributedPath(const CliOptions& options) {
-  return !options.checkpoint.isEmpty() || !options.resume.isEmpty();
+  return !options.checkpoint.isEmpty() || !options.resume.isEmpty() ||
+         !options.liveReport.isEmpty();
 }
 
 }  // namespace kms::app::cli

@@ -28,7 +28,9 @@ int launcherWorldSize() {
 
 #if KMS_HAVE_MPI
 
-bool mpiBuilt() { return true; }
+bool mpiBuilt() {
+  return true;
+}
 
 namespace {
 
@@ -93,8 +95,8 @@ class MpiCollective final : public Collective {
       total += counts[std::size_t(r)];
     }
     std::vector<T> all(static_cast<std::size_t>(total));
-    check(MPI_Allgatherv(mine.data(), count, type, all.data(), counts.data(), offsets.data(),
-                         type, MPI_COMM_WORLD),
+    check(MPI_Allgatherv(mine.data(), count, type, all.data(), counts.data(), offsets.data(), type,
+                         MPI_COMM_WORLD),
           "MPI_Allgatherv");
     return all;
   }
@@ -112,7 +114,9 @@ MpiWorld::MpiWorld(int* argc, char*** argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &size_);
 }
 
-MpiWorld::~MpiWorld() { MPI_Finalize(); }
+MpiWorld::~MpiWorld() {
+  MPI_Finalize();
+}
 
 int MpiWorld::localSize() const {
   const int local = environmentInt("OMPI_COMM_WORLD_LOCAL_SIZE");
@@ -133,8 +137,7 @@ std::shared_ptr<Collective> MpiWorld::collective() {
 std::vector<std::int32_t> MpiWorld::gatherToRoot(const std::vector<std::int32_t>& mine) {
   int count = int(mine.size());
   std::vector<int> counts(static_cast<std::size_t>(size_)), offsets(counts.size());
-  check(MPI_Gather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, MPI_COMM_WORLD),
-        "MPI_Gather");
+  check(MPI_Gather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, MPI_COMM_WORLD), "MPI_Gather");
   int total = 0;
   for (int r = 0; r < size_; ++r) {
     offsets[std::size_t(r)] = total;
@@ -154,16 +157,26 @@ void MpiWorld::abortAll(int code) {
 
 #else  // built without MPI
 
-bool mpiBuilt() { return false; }
+bool mpiBuilt() {
+  return false;
+}
 MpiWorld::MpiWorld(int*, char***) {}
 MpiWorld::~MpiWorld() = default;
-int MpiWorld::localSize() const { return 1; }
-std::string MpiWorld::host() const { return "localhost"; }
-std::shared_ptr<Collective> MpiWorld::collective() { return soloCollective(); }
+int MpiWorld::localSize() const {
+  return 1;
+}
+std::string MpiWorld::host() const {
+  return "localhost";
+}
+std::shared_ptr<Collective> MpiWorld::collective() {
+  return soloCollective();
+}
 std::vector<std::int32_t> MpiWorld::gatherToRoot(const std::vector<std::int32_t>& mine) {
   return mine;
 }
-void MpiWorld::abortAll(int code) { std::exit(code); }
+void MpiWorld::abortAll(int code) {
+  std::exit(code);
+}
 
 #endif
 

@@ -165,6 +165,10 @@ CliOptions parseCommandLine(const QStringList& arguments) {
        "Continue the run a --checkpoint FILE saved, with any number of processes, to the result "
        "the uninterrupted run gives (the same options and data; checked).",
        "FILE"},
+      {"live-report",
+       "Point files: write every iteration to FILE as it ends (JSON Lines: stats, each rank's "
+       "time, the centroids), for kmeans-studio --follow FILE.",
+       "FILE"},
       {"rank-shares",
        "Under mpirun: the ranks' shares of the rows in these proportions, e.g. 1,3,2 (default: "
        "even). Shares are whole blocks of 8,192 rows.",
@@ -191,6 +195,7 @@ CliOptions parseCommandLine(const QStringList& arguments) {
   }
   options.checkpoint = parser.value("checkpoint");
   options.resume = parser.value("resume");
+  options.liveReport = parser.value("live-report");
   options.checkpointEvery = intValue(parser, "checkpoint-every", 1);
   if (parser.isSet("rank-shares")) {
     for (const QString& part : parser.value("rank-shares").split(u',')) {

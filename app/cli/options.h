@@ -47,6 +47,9 @@ struct CliOptions {
   QString checkpoint;
   int checkpointEvery = 10;
   QString resume;
+  /// --live-report FILE: every iteration as it ends (io/live_report.h), for kmeans-studio
+  /// --follow.
+  QString liveReport;
   /// --rank-shares: under mpirun, the ranks' shares of the rows in these proportions (one per
   /// rank); empty: even shares.
   std::vector<double> rankShares;

@@ -36,7 +36,7 @@ struct Dataset {
   QString displayName;  ///< what the window title and reports show
   DatasetKind kind = DatasetKind::Points;
 
-  std::size_t n = 0;           ///< number of rows (distinct values when compact)
+  std::size_t n = 0;  ///< number of rows (distinct values when compact)
   /// Only rows [firstRow, firstRow + n) of the file's fileRows were read (a rank's share of a
   /// run over several processes, LoadOptions::rowShare); fileRows is 0 when every row was.
   std::size_t firstRow = 0;

@@ -42,10 +42,14 @@ DatasetPtr loadClassicBinary(const QString& path, const LoadOptions& options) {
     file.fail(QStringLiteral("header says %1 points of %2 dimensions; both must be positive")
                   .arg(h.n)
                   .arg(h.d));
+  // A share of the file is held to the limit, not the whole file (a rank reads only its rows).
+  requireValueCount(file, std::uint64_t(h.n), std::uint64_t(h.d),
+                    options.rowShare ? std::numeric_limits<std::size_t>::max() : options.maxValues);
   requireDataSize(file, QStringLiteral("point data (%1 points × %2 float32)").arg(h.n).arg(h.d),
                   std::size_t(h.n) * std::size_t(h.d) * sizeof(float), file.size() - kHeaderBytes);
   const auto [first, last] = rowsToRead(options, std::size_t(h.n));  // a share, or every row
-  requireValueCount(file, last - first, std::uint64_t(h.d), options.maxValues);
+  if (options.rowShare)
+    requireValueCount(file, last - first, std::uint64_t(h.d), options.maxValues);
   requireMemoryFor(file, last - first, std::uint64_t(h.d));
   const std::size_t count = (last - first) * std::size_t(h.d);
 

@@ -219,12 +219,14 @@ DatasetPtr loadNpy(const QString& path, const LoadOptions& options) {
                   .arg(shapeText(header.shape)));
   const std::uint64_t n = header.shape[0];
   const std::uint64_t d = header.shape.size() == 2 ? header.shape[1] : 1;
-  requireValueCount(file, n, d, std::numeric_limits<std::size_t>::max());  // n, d ≥ 1
+  // A share of the file is held to the limit, not the whole file (a rank reads only its rows).
+  requireValueCount(file, n, d,
+                    options.rowShare ? std::numeric_limits<std::size_t>::max() : options.maxValues);
   if (d > std::uint64_t(INT32_MAX)) file.fail(QStringLiteral("too many dimensions"));
   requireDataSize(file, QStringLiteral("array data for shape %1").arg(shapeText(header.shape)),
                   std::uint64_t(n * d) * dtype.bytes, bytes.size() - dataOffset);
   const auto [first, last] = rowsToRead(options, std::size_t(n));  // a share, or every row
-  requireValueCount(file, last - first, d, options.maxValues);
+  if (options.rowShare) requireValueCount(file, last - first, d, options.maxValues);
   requireMemoryFor(file, last - first, d);
 
   const std::size_t count = std::size_t((last - first) * d);

@@ -38,11 +38,18 @@ QJsonObject iterationObject(const IterationStats& s, std::size_t n) {
                        {"update", s.ms.update_ms},
                        {"copy", s.ms.copy_ms},
                        {"compute", s.ms.computeMs()}};
-  return QJsonObject{
+  QJsonObject it{
       {"iteration", s.iteration},     {"inertia", s.inertia},
       {"changed", double(s.changed)}, {"changed_fraction", n ? double(s.changed) / double(n) : 0.0},
       {"max_shift", s.max_shift},     {"empty_clusters", s.empty_clusters},
       {"converged", s.converged},     {"ms", ms}};
+  if (!s.rank_ms.empty()) {  // a run over several processes: each rank's assignment
+    QJsonArray ranks;
+    for (double v : s.rank_ms)
+      ranks.append(v);
+    it.insert("rank_ms", ranks);
+  }
+  return it;
 }
 
 }  // namespace

@@ -40,9 +40,10 @@ std::vector<std::size_t> shareBoundaries(std::size_t rows, int ranks,
   for (int r = 1; r < ranks; ++r) {
     before += weights.empty() ? 1.0 : weights[static_cast<std::size_t>(r - 1)];
     const double fraction = before / (weights.empty() ? ranks : total);
-    const auto block = static_cast<std::size_t>(std::llround(fraction * static_cast<double>(blocks)));
-    bounds[static_cast<std::size_t>(r)] =
-        std::max(bounds[static_cast<std::size_t>(r - 1)], std::min(rows, block * kShareRowMultiple));
+    const auto block =
+        static_cast<std::size_t>(std::llround(fraction * static_cast<double>(blocks)));
+    bounds[static_cast<std::size_t>(r)] = std::max(bounds[static_cast<std::size_t>(r - 1)],
+                                                   std::min(rows, block * kShareRowMultiple));
   }
   bounds.back() = rows;
   return bounds;

@@ -55,11 +55,13 @@ DataSummary summarizeData(const DataView& data, int threads, Collective* collect
     collective->allReduce(problems, 2, Collective::Op::Max);
     collective->allReduce(dims, 2, Collective::Op::Max);
     if (problems[0])
-      throw InvalidArgument("A rank's share of the data set has no points (more ranks than "
-                            "blocks of 8,192 rows).");
+      throw InvalidArgument(
+          "A rank's share of the data set has no points (more ranks than "
+          "blocks of 8,192 rows).");
     if (problems[1])
-      throw InvalidArgument("A run spread over several processes takes points without weights "
-                            "or counts.");
+      throw InvalidArgument(
+          "A run spread over several processes takes points without weights "
+          "or counts.");
     if (dims[0] != -dims[1]) throw InvalidArgument("The ranks' shares differ in dimensions.");
   }
   if (data.n == 0) throw InvalidArgument("The data set has no points.");

@@ -14,46 +14,12 @@
 
 #include <set>
 
+#include "cli_support.h"
 #include "kmeans/backend.h"
 #include "test_support.h"
 
 namespace kms::app::test {
 namespace {
-
-struct CliRun {
-  int exitCode = -1;
-  QString out, err;
-};
-
-CliRun runCli(const QStringList& arguments) {
-  QProcess process;
-  process.start(QStringLiteral(KMS_CLI_PATH), arguments);
-  EXPECT_TRUE(process.waitForFinished(60000)) << "kmeans-cli did not finish";
-  CliRun run;
-  run.exitCode = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
-  run.out = QString::fromUtf8(process.readAllStandardOutput());
-  run.err = QString::fromUtf8(process.readAllStandardError());
-  return run;
-}
-
-QString sample(const char* name) {
-  return QStringLiteral(KMS_RESOURCES_DIR "/samples/") + QString::fromLatin1(name);
-}
-
-QJsonObject readJson(const QString& path) {
-  QFile file(path);
-  EXPECT_TRUE(file.open(QIODevice::ReadOnly)) << path.toStdString();
-  QJsonParseError error;
-  const QJsonDocument doc = QJsonDocument::fromJson(file.readAll(), &error);
-  EXPECT_EQ(error.error, QJsonParseError::NoError) << error.errorString().toStdString();
-  return doc.object();
-}
-
-int countLines(const QString& path) {
-  QFile file(path);
-  EXPECT_TRUE(file.open(QIODevice::ReadOnly)) << path.toStdString();
-  return int(file.readAll().count('\n'));
-}
 
 TEST(Cli, QuantisesTheSamplePhotoTo16Colours) {
   const TempFiles files;

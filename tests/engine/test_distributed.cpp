@@ -158,7 +158,8 @@ TEST(DistributedRun, ReseedsOfEmptyClustersAreTheOneProcessRunsAtHighDimensions)
   config.initial_centroids.assign(std::size_t(config.k) * d, 0.0f);
   for (int j = 0; j < config.k; ++j)
     for (int c = 0; c < d; ++c)
-      config.initial_centroids[std::size_t(j) * d + c] = j < 4 ? 0.1f * float(j - c % 3) : 50.0f + j;
+      config.initial_centroids[std::size_t(j) * d + c] =
+          j < 4 ? 0.1f * float(j - c % 3) : 50.0f + j;
   const RunResult alone = runAlone(points, d, config);
   ASSERT_GT(alone.stats.at(0).empty_clusters, 10);
   for (int ranks = 2; ranks <= 4; ++ranks) {
@@ -220,9 +221,9 @@ TEST(DistributedRun, BadSharesAndBadValuesStopEveryRankWithOneMessage) {
   // A NaN in the last rank's rows: named by its global index on every rank.
   points[(2 * kShareRowMultiple + 5) * d + 1] = std::numeric_limits<float>::quiet_NaN();
   r = runShared(points, d, config, shareBoundaries(n, 3));
-  EXPECT_NE(r.error.find("NaN at point " + std::to_string(2 * kShareRowMultiple + 5) +
-                         ", coordinate 1"),
-            std::string::npos)
+  EXPECT_NE(
+      r.error.find("NaN at point " + std::to_string(2 * kShareRowMultiple + 5) + ", coordinate 1"),
+      std::string::npos)
       << r.error;
   // k larger than all the rows together, though not than one share.
   config.k = int(n) + 1;

@@ -46,10 +46,11 @@ class ThreadCollective final : public Collective {
   }
   void broadcast(void* data, std::size_t bytes, int root) override {
     auto& slot = world_.slots_[static_cast<std::size_t>(rank_)];
-    if (rank_ == root) slot.assign(static_cast<unsigned char*>(data),
-                                   static_cast<unsigned char*>(data) + bytes);
+    if (rank_ == root)
+      slot.assign(static_cast<unsigned char*>(data), static_cast<unsigned char*>(data) + bytes);
     world_.barrier_.arrive_and_wait();
-    if (rank_ != root) std::memcpy(data, world_.slots_[static_cast<std::size_t>(root)].data(), bytes);
+    if (rank_ != root)
+      std::memcpy(data, world_.slots_[static_cast<std::size_t>(root)].data(), bytes);
     world_.barrier_.arrive_and_wait();
   }
 

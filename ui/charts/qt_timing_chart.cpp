@@ -121,6 +121,7 @@ void QtTimingChart::append(const std::vector<session::IterationRecord>& records)
     Row row;
     row.iteration = record.stats.iteration;
     row.stage = {ms.assign_ms, ms.reduce_ms, ms.communication_ms, ms.update_ms, ms.copy_ms};
+    row.ranks = record.stats.rank_ms;
     rows_.push_back(row);
     // The median of the last kMedianWindow iterations, computed once per iteration.
     window.clear();
@@ -145,7 +146,12 @@ void QtTimingChart::refresh() {
   const std::size_t buckets = std::min(n, kMaxColumns);
   std::array<QList<QPointF>, kStages> upper, lower;
   bool communication = false;  // shown only for runs across several GPUs
+  bool copy = false;           // shown only where snapshots are copied out (GPUs)
   QList<QPointF> medianPoints;
+  // Ranks: each one's line, or the fastest and slowest when there are too many to tell apart.
+  const std::size_t ranks = n ? rows_.back().ranks.size() : 0;
+  const std::size_t rankLines = ranks <= kMaxRankLines ? ranks : 2;
+  std::vector<QList<QPointF>> rankPoints(rankLines);
   double top = 0.0;
   for (std::size_t b = 0; b < buckets; ++b) {
     const std::size_t from = b * n / buckets, to = (b + 1) * n / buckets;
@@ -156,6 +162,7 @@ void QtTimingChart::refresh() {
       for (std::size_t s = 0; s < kStages; ++s)
         mean.stage[s] += rows_[i].stage[s];
       communication = communication || rows_[i].stage[kCommunication] > 0.0;
+      copy = copy || rows_[i].stage[kStages - 1] > 0.0;
     }
     const double count = double(to - from);
     double base = 0.0;
@@ -167,18 +174,64 @@ void QtTimingChart::refresh() {
     }
     medianPoints.append(QPointF(x, mean.median / count));
     top = std::max(top, base);
+    if (rankLines > 0) {
+      std::vector<double> sums(ranks, 0.0);
+      for (std::size_t i = from; i < to; ++i)
+        for (std::size_t r = 0; r < ranks && r < rows_[i].ranks.size(); ++r)
+          sums[r] += rows_[i].ranks[r];
+      if (rankLines == ranks) {
+        for (std::size_t r = 0; r < ranks; ++r)
+          rankPoints[r].append(QPointF(x, sums[r] / count));
+      } else {
+        const auto [low, high] = std::minmax_element(sums.begin(), sums.end());
+        rankPoints[0].append(QPointF(x, *low / count));
+        rankPoints[1].append(QPointF(x, *high / count));
+      }
+      for (const double v : sums)
+        top = std::max(top, v / count);
+    }
   }
+  ensureRankLines(rankLines, ranks);
+  for (std::size_t r = 0; r < rankLines; ++r)
+    ranks_[r]->replace(rankPoints[r]);
   for (std::size_t s = 0; s < kStages; ++s) {
     upper_[s]->replace(upper[s]);
     lower_[s]->replace(lower[s]);
   }
   areas_[kCommunication]->setVisible(communication);
+  areas_[kStages - 1]->setVisible(copy);
   median_->replace(medianPoints);
   const double lastIteration = n ? rows_.back().iteration : 0.0;
   setNiceTicks(axisX_, 0.0, std::max(lastIteration, 5.0), 6, true, false);
   setNiceTicks(axisY_, 0.0, top > 0.0 ? top * 1.05 : 1.0, 4, false, true);
   chart_->setTitle(n ? tr("Time per iteration · median %1 ms").arg(rows_.back().median, 0, 'g', 3)
                      : tr("Time per iteration"));
+}
+
+void QtTimingChart::ensureRankLines(std::size_t lines, std::size_t ranks) {
+  static const QColor kRankColours[kMaxRankLines] = {
+      QColor(0x11, 0x18, 0x27), QColor(0x7c, 0x3a, 0xed), QColor(0x05, 0x96, 0x69),
+      QColor(0xd9, 0x77, 0x06), QColor(0xdb, 0x27, 0x77), QColor(0x25, 0x63, 0xeb),
+      QColor(0x65, 0xa3, 0x0d), QColor(0x6b, 0x72, 0x80)};
+  while (ranks_.size() < lines) {
+    auto* line = new QLineSeries(chart_);
+    line->setPen(QPen(kRankColours[ranks_.size() % kMaxRankLines], 1.5));
+    chart_->addSeries(line);
+    line->attachAxis(axisX_);
+    line->attachAxis(axisY_);
+    ranks_.push_back(line);
+  }
+  for (std::size_t r = 0; r < ranks_.size(); ++r) {
+    ranks_[r]->setVisible(r < lines);
+    if (r >= lines) ranks_[r]->clear();
+  }
+  if (lines == ranks)
+    for (std::size_t r = 0; r < lines; ++r)
+      ranks_[r]->setName(tr("Rank %1").arg(r));
+  else if (lines == 2) {
+    ranks_[0]->setName(tr("Fastest rank (of %1)").arg(ranks));
+    ranks_[1]->setName(tr("Slowest rank"));
+  }
 }
 
 QImage QtTimingChart::toImage(const QSize& size) {

@@ -39,6 +39,7 @@ class QtTimingChart : public TimingChart {
   struct Row {
     double iteration = 0.0;
     std::array<double, kStages> stage{};  // assign, reduce, communication, update, copy
+    std::vector<double> ranks;            // a run over several processes: each rank's assign
     double median = 0.0;                  // running median of the stage sums up to here
   };
 
@@ -48,6 +49,12 @@ class QtTimingChart : public TimingChart {
   std::array<QLineSeries*, kStages> lower_{};
   std::array<QAreaSeries*, kStages> areas_{};
   QLineSeries* median_;
+  /// A followed run over several processes: one line per rank's assignment (at most
+  /// kMaxRankLines; more ranks show the fastest and the slowest), made when first needed.
+  std::vector<QLineSeries*> ranks_;
+  static constexpr std::size_t kMaxRankLines = 8;
+  /// The rank lines for `lines` lines (named for `ranks` ranks), made or hidden as needed.
+  void ensureRankLines(std::size_t lines, std::size_t ranks);
   QValueAxis* axisX_;
   QValueAxis* axisY_;
   std::vector<Row> rows_;

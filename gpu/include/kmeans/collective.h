@@ -60,8 +60,8 @@ std::shared_ptr<Collective> soloCollective();
 /// Where one rank's rows sit among all the rows. Computed by the engine from the collective
 /// (every rank's row count), checked against kShareRowMultiple.
 struct RowShare {
-  std::size_t first_row = 0;           ///< global index of the rank's first row
-  std::size_t global_rows = 0;         ///< rows of all ranks together
+  std::size_t first_row = 0;            ///< global index of the rank's first row
+  std::size_t global_rows = 0;          ///< rows of all ranks together
   std::vector<std::size_t> boundaries;  ///< first row of each rank, global_rows last
   /// The rank holding global row `row`.
   int ownerOf(std::size_t row) const;

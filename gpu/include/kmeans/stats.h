@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 namespace kms {
 
@@ -43,6 +44,9 @@ struct IterationStats {
   /// settled row costs one). −1 when not tracked, as rows_searched.
   std::int64_t distances_computed = -1;
   StageTimings ms;
+  /// A run over several processes: each rank's own work of the iteration (its assignment, ms),
+  /// in rank order — where the ranks' shares are uneven, the slowest shows. Empty otherwise.
+  std::vector<double> rank_ms;
 };
 
 }  // namespace kms

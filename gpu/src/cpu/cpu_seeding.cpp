@@ -50,7 +50,8 @@ void CpuEngine::initPlusPlus(bool greedy) {
   auto draw = [&](int j, double u, float* out) {
     const seeding::ChunkPick pick = seeding::pickChunk(all_sums, u);
     if (pick.chunk < 0) {
-      const std::size_t row = std::min(global_n - 1, static_cast<std::size_t>(u * double(global_n)));
+      const std::size_t row =
+          std::min(global_n - 1, static_cast<std::size_t>(u * double(global_n)));
       fetchRows({row}, out);
       return;
     }
