@@ -150,6 +150,9 @@ class Run {
   std::optional<Checkpoint> resume_;
   int exit_ = kSuccess;
   Clock::time_point start_ = Clock::now();
+  Clock::time_point readStart_;
+  double readMs_ = 0.0;  ///< the slowest rank's reading of its share
+  bool firstReported_ = false;
 };
 
 struct AlreadyReported {
@@ -186,12 +189,12 @@ void Run::together(F&& step) {
 int Run::execute() {
   try {
     together([&] {
-      if (options_.backend == BackendKind::Cuda || options_.backend == BackendKind::CudaAllGpus ||
-          !options_.devices.empty() || options_.allDevices)
-        if (ranks_ > 1)
-          throw UsageError(
-              "several processes run on their CPUs (--backend cpu); for a machine's GPUs run one "
-              "process with --devices all");
+      if (ranks_ > 1 && (options_.allDevices || options_.backend == BackendKind::CudaAllGpus))
+        throw UsageError(
+            "--devices all and cuda-all are for one process; under mpirun every process runs on "
+            "one GPU (its local rank's, or the one --devices names)");
+      if (ranks_ > 1 && options_.devices.size() > 1)
+        throw UsageError("under mpirun every process runs on one GPU: --devices names one");
       if (options_.sweep) throw UsageError("--sweep runs in one process");
       if (options_.wantsImageOutputs())
         throw UsageError("--out-image and --out-palette: a picture is clustered by one process");
@@ -219,10 +222,13 @@ int Run::execute() {
             "the processes were started with different options or see different input files "
             "(every rank must run the same command on the same file)");
     });
-    const auto readStart = Clock::now();
+    readStart_ = Clock::now();
     together([&] { data_ = loadShare(options_, rank_, ranks_); });
-    const double readMs =
-        std::chrono::duration<double, std::milli>(Clock::now() - readStart).count();
+    // The slowest rank's read (µs, in whole numbers so the maximum is exact).
+    std::int64_t readUs =
+        std::int64_t(std::chrono::duration<double, std::micro>(Clock::now() - readStart_).count());
+    collective_->allReduce(&readUs, 1, Collective::Op::Max);
+    readMs_ = double(readUs) / 1000.0;
     // The data set's hash: the wrapping sum of its rows' hashes, any split of the rows alike.
     std::int64_t hashSum = 0;
     for (std::size_t i = 0; i < data_->n; ++i)
@@ -242,10 +248,25 @@ int Run::execute() {
                                     : std::max(1, int(std::thread::hardware_concurrency()) /
                                                       (world_ ? world_->localSize() : 1));
     engineOptions.collective = collective_;
+    // The backend: every process alike. Auto takes the GPUs when every process has one.
+    BackendKind backend =
+        options_.backend == BackendKind::Cuda ? BackendKind::Cuda : BackendKind::Cpu;
+    if (options_.backend == BackendKind::Auto) {
+      std::int64_t gpus = cudaStatus().available ? 1 : 0;
+      collective_->allReduce(&gpus, 1, Collective::Op::Min);
+      if (gpus) backend = BackendKind::Cuda;
+    }
+    if (backend == BackendKind::Cuda) {
+      // One GPU a process: the one --devices names, else the local rank's.
+      const int count = std::max(1, cudaStatus().device_count);
+      engineOptions.cuda_device = options_.devices.empty()
+                                      ? (world_ ? world_->localRank() : 0) % count
+                                      : options_.devices.front();
+    }
     std::unique_ptr<Engine> engine;
     KMeansConfig config = options_.config;
     together([&] {
-      engine = createEngine(BackendKind::Cpu, engineOptions).engine;
+      engine = createEngine(backend, engineOptions).engine;
       engine->setData(data_->view());
       if (!options_.resume.isEmpty()) {
         resume_ = readCheckpoint(options_.resume);
@@ -325,7 +346,6 @@ int Run::execute() {
       }
     });
     together([&] { writeOutputs(*engine, finished); });
-    (void)readMs;
   } catch (const AlreadyReported& e) {
     return e.exit;
   }
@@ -369,6 +389,17 @@ Finished Run::runOneStart(Engine& engine, KMeansConfig config) {
   Snapshot snap;
   while (!engine.finished()) {
     IterationStats stats = engine.step();
+    if (!firstReported_) {
+      // From the start of reading to the end of the first iteration, against the reading alone.
+      firstReported_ = true;
+      const double firstMs =
+          std::chrono::duration<double, std::milli>(Clock::now() - readStart_).count();
+      say(QStringLiteral("first iteration done %1 ms after reading began; reading the shares "
+                         "took %2 ms (the slowest rank): %3×")
+              .arg(firstMs, 0, 'f', 1)
+              .arg(readMs_, 0, 'f', 1)
+              .arg(readMs_ > 0.0 ? firstMs / readMs_ : 0.0, 0, 'f', 2));
+    }
     stats.iteration += offset;
     // Each rank's own work: where shares or machines are uneven, the slow rank shows.
     if (ranks_ > 1) stats.rank_ms = collective_->allGather(std::vector<double>{stats.ms.assign_ms});
@@ -431,9 +462,13 @@ Finished Run::runOneStart(Engine& engine, KMeansConfig config) {
 }
 
 void Run::writeOutputs(Engine& engine, const Finished& run) {
-  std::vector<std::int32_t> mine;
-  engine.assign(run.centred, mine);
-  std::vector<std::int32_t> labels = world_ ? world_->gatherToRoot(mine) : mine;
+  // Every row's label, gathered on rank 0, when an output needs them (the centroids' shares).
+  const bool needLabels = !options_.outLabels.isEmpty() || !options_.outCentroids.isEmpty();
+  std::vector<std::int32_t> mine, labels;
+  if (needLabels) {
+    engine.assign(run.centred, mine);
+    labels = world_ ? world_->gatherToRoot(mine) : mine;
+  }
   const int k = int(run.centroids.size() / std::size_t(data_->d));
   const int iterations = int(run.iterations.size());
   say(run.converged ? QStringLiteral("converged after %1 iteration%2: %3")
@@ -452,7 +487,8 @@ void Run::writeOutputs(Engine& engine, const Finished& run) {
   all.n = rows_;
   all.d = data_->d;
   all.dimensionNames = data_->dimensionNames;
-  const std::vector<double> shares = clusterShares(all, labels, k);
+  const std::vector<double> shares =
+      needLabels ? clusterShares(all, labels, k) : std::vector<double>();
   if (!options_.outLabels.isEmpty()) {
     writeLabelsCsv(options_.outLabels, all, labels);
     say(QStringLiteral("wrote ") + options_.outLabels);

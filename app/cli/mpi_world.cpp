@@ -123,6 +123,12 @@ int MpiWorld::localSize() const {
   return local > 0 ? local : std::max(1, environmentInt("MPI_LOCALNRANKS"));
 }
 
+int MpiWorld::localRank() const {
+  for (const char* name : {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "SLURM_LOCALID"})
+    if (const char* v = std::getenv(name)) return std::atoi(v);
+  return 0;
+}
+
 std::string MpiWorld::host() const {
   char name[MPI_MAX_PROCESSOR_NAME];
   int length = 0;
@@ -162,6 +168,9 @@ bool mpiBuilt() {
 }
 MpiWorld::MpiWorld(int*, char***) {}
 MpiWorld::~MpiWorld() = default;
+int MpiWorld::localRank() const {
+  return 0;
+}
 int MpiWorld::localSize() const {
   return 1;
 }

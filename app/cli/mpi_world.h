@@ -29,6 +29,9 @@ class MpiWorld {
   int size() const { return size_; }
   /// Ranks on this host (the launcher's local size; 1 when it does not say).
   int localSize() const;
+  /// This process's place among the ranks on its host (the launcher's local rank; 0 when it
+  /// does not say): which GPU it takes.
+  int localRank() const;
   std::string host() const;
   std::shared_ptr<Collective> collective();
   /// Every rank's `mine` concatenated in rank order, on rank 0 (empty elsewhere).

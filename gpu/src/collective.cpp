@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
+#include <string>
+
+#include "kmeans/errors.h"
 
 namespace kms {
 namespace {
@@ -51,6 +54,22 @@ std::vector<std::size_t> shareBoundaries(std::size_t rows, int ranks,
 
 std::shared_ptr<Collective> soloCollective() {
   return std::make_shared<SoloCollective>();
+}
+
+RowShare shareOfRows(Collective& world, std::size_t local_rows) {
+  const auto counts = world.allGather(std::vector<std::int64_t>{std::int64_t(local_rows)});
+  RowShare share;
+  share.boundaries.push_back(0);
+  for (std::int64_t c : counts)
+    share.boundaries.push_back(share.boundaries.back() + std::size_t(c));
+  share.first_row = share.boundaries[std::size_t(world.rank())];
+  share.global_rows = share.boundaries.back();
+  for (std::size_t r = 0; r + 1 < counts.size(); ++r)
+    if (counts[r] % std::int64_t(kShareRowMultiple) != 0)
+      throw InvalidArgument("Rank " + std::to_string(r) + "'s share of the rows (" +
+                            std::to_string(counts[r]) + ") is not a multiple of " +
+                            std::to_string(kShareRowMultiple) + " rows.");
+  return share;
 }
 
 int RowShare::ownerOf(std::size_t row) const {

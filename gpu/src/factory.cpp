@@ -97,14 +97,15 @@ CreatedEngine createEngine(BackendKind kind, const EngineOptions& options) {
 CreatedEngine createEngine(BackendKind kind, const TestingOptions& requested) {
   CreatedEngine created;
   TestingOptions options = requested;
+  if (options.collective && options.collective->size() > 1 && kind != BackendKind::Cpu &&
+      kind != BackendKind::Cuda)
+    throw InvalidArgument(
+        "A run spread over several processes names its backend: the CPU, or one GPU a process "
+        "(CUDA).");
   if (kind == BackendKind::CudaAllGpus) {
     options.cuda_all_devices = true;
     kind = BackendKind::Cuda;
   }
-  if (options.collective && options.collective->size() > 1 && kind != BackendKind::Cpu)
-    throw InvalidArgument(
-        "A run spread over several processes runs on their CPUs (the CPU backend); GPUs are "
-        "used by one process, all of one machine's (--devices all).");
   if (kind == BackendKind::Cpu) {
     created.engine = createCpuEngine(options.cpu_threads, options.collective);
     created.kind = BackendKind::Cpu;

@@ -234,12 +234,12 @@ TEST(DistributedRun, BadSharesAndBadValuesStopEveryRankWithOneMessage) {
       << r.error;
 }
 
-TEST(DistributedRun, GpuBackendsRefuseACollectiveOfSeveralRanks) {
+TEST(DistributedRun, ABackendChosenPerProcessIsRefusedForACollectiveOfSeveralRanks) {
   test::ThreadWorld world(2);
   EngineOptions options;
   options.collective = world.rank(0);
-  EXPECT_THROW(createEngine(BackendKind::Cuda, options), InvalidArgument);
   EXPECT_THROW(createEngine(BackendKind::Auto, options), InvalidArgument);
+  EXPECT_THROW(createEngine(BackendKind::CudaAllGpus, options), InvalidArgument);
 }
 
 }  // namespace

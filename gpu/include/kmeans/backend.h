@@ -55,9 +55,10 @@ struct EngineOptions {
   /// interconnect's speed. (Labels and distance bounds, 2–6 bytes per point, stay on the GPU.)
   std::size_t max_device_bytes = 0;
   /// One rank of a run spread over several processes (kmeans/collective.h): the engine takes
-  /// this rank's share of the rows and combines through `collective`. The CPU backend only (a
-  /// CUDA or Auto request with a collective of several ranks throws InvalidArgument); null or a
-  /// single rank: an ordinary engine.
+  /// this rank's share of the rows and combines through `collective` — on the CPU, or with
+  /// BackendKind::Cuda on GPU cuda_device, the processes' GPUs connected by NCCL. Auto and
+  /// CudaAllGpus with a collective of several ranks throw InvalidArgument (every rank must
+  /// choose alike); null or a single rank: an ordinary engine.
   std::shared_ptr<Collective> collective;
 };
 

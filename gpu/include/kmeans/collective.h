@@ -67,4 +67,8 @@ struct RowShare {
   int ownerOf(std::size_t row) const;
 };
 
+/// This rank's share among every rank's `local_rows` (one exchange). Throws InvalidArgument on
+/// every rank alike when a share but the last is not a multiple of kShareRowMultiple rows.
+RowShare shareOfRows(Collective& world, std::size_t local_rows);
+
 }  // namespace kms

@@ -40,19 +40,7 @@ BackendInfo CpuEngine::info() const {
 void CpuEngine::setData(const DataView& data) {
   has_data_ = false;
   initialized_ = false;
-  // Where this rank's rows sit: every rank's count, in rank order.
-  const auto counts = collective_->allGather(std::vector<std::int64_t>{std::int64_t(data.n)});
-  share_ = RowShare{};
-  share_.boundaries.push_back(0);
-  for (std::int64_t c : counts)
-    share_.boundaries.push_back(share_.boundaries.back() + std::size_t(c));
-  share_.first_row = share_.boundaries[std::size_t(collective_->rank())];
-  share_.global_rows = share_.boundaries.back();
-  for (std::size_t r = 0; r + 1 < counts.size(); ++r)
-    if (counts[r] % std::int64_t(kShareRowMultiple) != 0)
-      throw InvalidArgument("Rank " + std::to_string(r) + "'s share of the rows (" +
-                            std::to_string(counts[r]) + ") is not a multiple of " +
-                            std::to_string(kShareRowMultiple) + " rows.");
+  share_ = shareOfRows(*collective_, data.n);  // where this rank's rows sit among all
   summary_ = summarizeData(data, pool_.size(), collective_.get(), share_.first_row);
   data_ = data;
   d_ = data.d;

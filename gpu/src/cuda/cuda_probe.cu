@@ -75,6 +75,13 @@ std::vector<int> devicesFor(const EngineOptions& options) {
 }  // namespace
 
 std::unique_ptr<Engine> createEngine(const TestingOptions& options) {
+  if (options.collective && options.collective->size() > 1) {
+    // One process of a run over several: its GPU, connected to the others' through NCCL.
+    const CudaStatus status = probe(options.cuda_device);
+    if (!status.available) throw DeviceError("CUDA backend unavailable: " + status.reason);
+    return std::make_unique<ShardedEngine>(std::vector<int>{options.cuda_device}, options,
+                                           options.collective);
+  }
   const std::vector<int> devices = devicesFor(options);
   if (devices.size() > 1) return std::make_unique<ShardedEngine>(devices, options);
   TestingOptions one = options;

@@ -48,6 +48,40 @@ AllReduce::AllReduce(const std::vector<int>& devices) {
   }
 }
 
+AllReduce::AllReduce(int device, Collective& world) {
+  const NcclLibrary& nccl = ncclLibrary();
+  ncclUniqueId id{};
+  // Every rank learns whether rank 0 could make the id before any of them waits in NCCL.
+  std::int64_t made = 1;
+  if (world.rank() == 0) made = nccl.getUniqueId(&id) == ncclSuccess ? 1 : 0;
+  world.broadcast(&made, sizeof made, 0);
+  if (!made) throw DeviceError("NCCL could not make the id that connects the processes' GPUs");
+  world.broadcast(&id, sizeof id, 0);
+  auto* state = new State;
+  state->nccl = &nccl;
+  state->comms.resize(1);
+  int current = 0;
+  cudaGetDevice(&current);
+  cudaSetDevice(device);
+  const ncclResult_t result = nccl.commInitRank(&state->comms[0], world.size(), id, world.rank());
+  cudaSetDevice(current);
+  if (result != ncclSuccess) {
+    delete state;
+    throw DeviceError(
+        std::string("NCCL could not connect the processes' GPUs (ncclCommInitRank: ") +
+        nccl.getErrorString(result) + ")");
+  }
+  state_ = state;
+  try {
+    warmUp({device});
+  } catch (...) {
+    nccl.commDestroy(state_->comms[0]);
+    delete state_;
+    state_ = nullptr;
+    throw;
+  }
+}
+
 void AllReduce::warmUp(const std::vector<int>& devices) {
   // NCCL connects the GPUs on the first collective (tens of milliseconds): do it now, so that it
   // is not charged to the first iteration's communication time.
@@ -126,6 +160,8 @@ std::string AllReduce::describe() const {
 #else  // built without nccl.h
 
 struct AllReduce::State {};
+
+AllReduce::AllReduce(int, Collective&) : AllReduce(std::vector<int>{}) {}
 
 AllReduce::AllReduce(const std::vector<int>&) {
   throw DeviceError(

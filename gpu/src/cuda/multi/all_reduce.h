@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "kmeans/collective.h"
+
 namespace kms::cuda {
 
 /// One GPU's part of an all-reduce: its own integer sums in, everyone's out, and its iteration
@@ -29,6 +31,10 @@ class AllReduce {
   /// Creates one communicator per device (ncclCommInitAll). Throws DeviceError when NCCL is
   /// missing (naming the library), the build has no NCCL, or the communicators cannot be made.
   explicit AllReduce(const std::vector<int>& devices);
+  /// One GPU of each of `world`'s processes (this one's: `device`), in rank order: rank 0 makes
+  /// NCCL's id and `world` hands it to the others (ncclGetUniqueId, ncclCommInitRank). Every
+  /// rank must construct it together.
+  AllReduce(int device, Collective& world);
   ~AllReduce();
   AllReduce(const AllReduce&) = delete;
   AllReduce& operator=(const AllReduce&) = delete;

@@ -45,6 +45,8 @@ NcclLibrary loadNcclLibrary(const std::string& path) {
   library.path = path;
   bind(handle, path, "ncclCommInitAll", library.commInitAll);
   bind(handle, path, "ncclCommDestroy", library.commDestroy);
+  bind(handle, path, "ncclGetUniqueId", library.getUniqueId);
+  bind(handle, path, "ncclCommInitRank", library.commInitRank);
   bind(handle, path, "ncclAllReduce", library.allReduce);
   bind(handle, path, "ncclGroupStart", library.groupStart);
   bind(handle, path, "ncclGroupEnd", library.groupEnd);

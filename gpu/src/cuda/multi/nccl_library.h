@@ -14,6 +14,9 @@ namespace kms::cuda {
 struct NcclLibrary {
   ncclResult_t (*commInitAll)(ncclComm_t* comms, int ndev, const int* devices) = nullptr;
   ncclResult_t (*commDestroy)(ncclComm_t comm) = nullptr;
+  /// Communicators spanning processes: rank 0 makes the id, every rank joins with it.
+  ncclResult_t (*getUniqueId)(ncclUniqueId* id) = nullptr;
+  ncclResult_t (*commInitRank)(ncclComm_t* comm, int ranks, ncclUniqueId id, int rank) = nullptr;
   ncclResult_t (*allReduce)(const void* send, void* receive, std::size_t count, ncclDataType_t type,
                             ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream) = nullptr;
   ncclResult_t (*groupStart)() = nullptr;

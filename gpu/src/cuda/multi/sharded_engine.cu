@@ -59,8 +59,11 @@ int compareRows(const float* a, const float* b, int d) {
 
 }  // namespace
 
-ShardedEngine::ShardedEngine(const std::vector<int>& devices, const TestingOptions& options)
-    : devices_(devices) {
+ShardedEngine::ShardedEngine(const std::vector<int>& devices, const TestingOptions& options,
+                             std::shared_ptr<Collective> collective)
+    : devices_(devices), collective_(std::move(collective)) {
+  if (acrossRanks() && devices.size() != 1)
+    throw std::invalid_argument("ShardedEngine: one GPU a process in a run over several");
   // Every GPU runs the kernels one GPU would pick for its shard (point tiles cut from its own
   // rows with its tile inertia taken before the all-reduce; the wide update reads the summed
   // totals): the same labels and centroids as one GPU, bit for bit.
@@ -68,7 +71,9 @@ ShardedEngine::ShardedEngine(const std::vector<int>& devices, const TestingOptio
     shards_.push_back(std::make_unique<CudaEngine>(device, options));
   }
   comms_.resize(devices.size() + 1);
-  communicatorFor(devices.size());  // fails now, not at the first step, when NCCL is missing
+  // Made now, not at the first step: a missing NCCL fails here (across processes, every rank
+  // makes it together).
+  communicatorFor(devices.size());
 }
 
 ShardedEngine::~ShardedEngine() {
@@ -84,8 +89,9 @@ ShardedEngine::~ShardedEngine() {
 
 AllReduce& ShardedEngine::communicatorFor(std::size_t gpus) {
   if (!comms_[gpus])
-    comms_[gpus] =
-        std::make_unique<AllReduce>(std::vector<int>(devices_.begin(), devices_.begin() + gpus));
+    comms_[gpus] = acrossRanks() ? std::make_unique<AllReduce>(devices_[0], *collective_)
+                                 : std::make_unique<AllReduce>(
+                                       std::vector<int>(devices_.begin(), devices_.begin() + gpus));
   return *comms_[gpus];
 }
 
@@ -101,6 +107,7 @@ BackendInfo ShardedEngine::info() const {
     for (std::size_t s = 0; s < used; ++s)
       os << (s ? " + " : "") << shard(s).info().device;
   }
+  if (acrossRanks()) os << " a process, " << collective_->size() << " processes";
   os << ", " << comms_[shards_.size()]->describe();
   if (has_data_ && active_ < shards_.size())
     os << " (the data fill " << active_ << " of " << shards_.size() << " GPUs)";
@@ -119,7 +126,10 @@ void ShardedEngine::setData(const DataView& data) {
   const NvtxRange range("kms: load data on every GPU");
   has_data_ = false;
   initialized_ = false;
-  DataSummary summary = summarizeData(data);  // validates; the one summary every GPU uses
+  // Across processes: where this one's rows sit, and the summary of all of them.
+  share_ = acrossRanks() ? shareOfRows(*collective_, data.n) : RowShare{0, data.n, {0, data.n}};
+  // Validates; the one summary every GPU uses.
+  DataSummary summary = summarizeData(data, 0, collective_.get(), share_.first_row);
   // Shards start at multiples of the k-means++ sampling chunk, so every GPU's chunk sums are the
   // single GPU's (the seeding draws from them). Small data fill fewer GPUs.
   const std::size_t chunks = plusPlusChunks(data.n);
@@ -135,9 +145,10 @@ void ShardedEngine::setData(const DataView& data) {
   for (std::size_t s = active; s < shards_.size(); ++s)  // GPUs these data do not reach
     shard(s).releaseData();
   active_ = active;
-  if (active_ > 1) communicatorFor(active_);
+  if (active_ > 1 && !acrossRanks()) communicatorFor(active_);
   summary_ = std::move(summary);
-  n_ = data.n;
+  n_ = share_.global_rows;
+  local_n_ = data.n;
   d_ = data.d;
   has_data_ = true;
   resetRun();
@@ -189,8 +200,18 @@ void ShardedEngine::broadcastCentroids(const float* centred, std::size_t first_r
 }
 
 std::vector<float> ShardedEngine::fetchRow(std::size_t i) const {
-  const auto [s, local] = locate(i);
-  return shard(s).centredRow(local);
+  if (!acrossRanks()) {
+    const auto [s, local] = locate(i);
+    return shard(s).centredRow(local);
+  }
+  const int owner = share_.ownerOf(i);
+  std::vector<float> row(static_cast<std::size_t>(d_));
+  if (owner == collective_->rank()) {
+    const auto [s, local] = locate(i - share_.first_row);
+    row = shard(s).centredRow(local);
+  }
+  collective_->broadcast(row.data(), row.size() * sizeof(float), owner);
+  return row;
 }
 
 void ShardedEngine::seedRandom() {
@@ -217,23 +238,39 @@ std::vector<float> ShardedEngine::drawRow(const std::vector<double>& chunk_sums,
   const seeding::ChunkPick pick = seeding::pickChunk(chunk_sums, u);
   if (pick.chunk < 0)
     return fetchRow(std::min(n_ - 1, static_cast<std::size_t>(u * static_cast<double>(n_))));
-  const auto [s, local] = locate(static_cast<std::size_t>(pick.chunk) * kSamplingChunk);
-  return shard(s).plusPlusPick(
-      j, ChunkDraw{static_cast<long long>(local / kSamplingChunk), pick.target});
+  const std::size_t first = static_cast<std::size_t>(pick.chunk) * kSamplingChunk;
+  if (!acrossRanks()) {
+    const auto [s, local] = locate(first);
+    return shard(s).plusPlusPick(
+        j, ChunkDraw{static_cast<long long>(local / kSamplingChunk), pick.target});
+  }
+  // The process holding the chunk scans it; every process gets the row.
+  const int owner = share_.ownerOf(first);
+  std::vector<float> row(static_cast<std::size_t>(d_));
+  if (owner == collective_->rank()) {
+    const auto [s, local] = locate(first - share_.first_row);
+    row = shard(s).plusPlusPick(
+        j, ChunkDraw{static_cast<long long>(local / kSamplingChunk), pick.target});
+  }
+  collective_->broadcast(row.data(), row.size() * sizeof(float), owner);
+  return row;
 }
 
 void ShardedEngine::seedPlusPlus(bool greedy) {
   const int count = greedy ? seeding::greedyCandidates(k_) : 1;
   const double scale = seeding::potentialScale(summary_);  // the CPU backend's
-  std::vector<double> chunk_sums(plusPlusChunks(n_));
+  // This process's chunks; across processes, every process's in order (whole chunks each).
+  std::vector<double> local_sums(plusPlusChunks(local_n_));
+  std::vector<double> chunk_sums;
   std::vector<float> rows(static_cast<std::size_t>(count) * d_);
   for (int j = 0; j < k_; ++j) {
     // Every GPU updates its points' nearest centroid and sums its chunks' mass; the host places
     // the draw among all chunks, in order.
     for (std::size_t s = 0; s < active_; ++s)
-      shard(s).enqueuePlusPlusMass(j, chunk_sums.data() + first_row_[s] / kSamplingChunk);
+      shard(s).enqueuePlusPlusMass(j, local_sums.data() + first_row_[s] / kSamplingChunk);
     for (std::size_t s = 0; s < active_; ++s)
       shard(s).synchronize();
+    chunk_sums = acrossRanks() ? collective_->allGather(local_sums) : local_sums;
     if (!greedy || j == 0) {
       const std::vector<float> row =
           drawRow(chunk_sums, j, seeding::plusPlusUniform(config_.seed, j));
@@ -253,6 +290,12 @@ void ShardedEngine::seedPlusPlus(bool greedy) {
       for (int l = 0; l < count; ++l)  // wraps as the single GPU's atomicAdd does
         total[l] += static_cast<unsigned long long>(part[l]);
     }
+    if (acrossRanks()) {  // every process's part, wrapping alike
+      std::vector<std::int64_t> all(total.begin(), total.end());
+      collective_->allReduce(all.data(), all.size(), Collective::Op::Sum);
+      for (int l = 0; l < count; ++l)
+        total[l] = static_cast<unsigned long long>(all[l]);
+    }
     int best = 0;
     for (int l = 1; l < count; ++l)  // ties keep the earlier candidate
       if (static_cast<long long>(total[l]) < static_cast<long long>(total[best])) best = l;
@@ -263,7 +306,7 @@ void ShardedEngine::seedPlusPlus(bool greedy) {
 
 void ShardedEngine::sumAcrossGpus() {
   const NvtxRange range("kms: all-reduce");
-  if (active_ == 1) {  // one GPU holds all rows: its totals are everyone's
+  if (active_ == 1 && !acrossRanks()) {  // one GPU holds all rows: its totals are everyone's
     const AllReduceBuffers b = shard(0).allReduceBuffers();
     KMS_CUDA_CHECK(cudaMemcpyAsync(b.global_totals, b.totals, b.columns * sizeof(long long),
                                    cudaMemcpyDeviceToDevice, b.stream));
@@ -342,6 +385,9 @@ void ShardedEngine::reseedAcross(const std::vector<CudaEngine::PendingStep>& ste
   std::vector<std::vector<float>> points(active_, std::vector<float>(d_));
   const auto readKeys = [&](int e, bool with_points) {
     for (std::size_t s = 0; s < active_; ++s) {
+      // The round's kernels run on the GPU's compute stream, which does not wait for (nor is
+      // waited for by) cudaMemcpy's default stream: wait for them before reading their pick.
+      shard(s).synchronize();
       shard(s).activate();
       KMS_CUDA_CHECK(cudaMemcpy(&keys[s], rounds[s].picked_keys + e, sizeof(unsigned long long),
                                 cudaMemcpyDeviceToHost));
@@ -365,6 +411,12 @@ void ShardedEngine::reseedAcross(const std::vector<CudaEngine::PendingStep>& ste
         bits = any ? std::max(bits, key >> 32) : key >> 32;  // non-negative floats order as uints
         any = true;
       }
+    if (acrossRanks()) {  // the largest over every process
+      std::int64_t largest = any ? static_cast<std::int64_t>(bits) : -1;
+      collective_->allReduce(&largest, 1, Collective::Op::Max);
+      any = largest >= 0;
+      bits = any ? static_cast<unsigned long long>(largest) : 0;
+    }
     if (!any) break;  // fewer positions than empty clusters: the rest keep their centroids
     const unsigned long long distance_key = (bits << 32) | 0xffffffffull;
     for (std::size_t s = 0; s < active_; ++s) {
@@ -380,8 +432,19 @@ void ShardedEngine::reseedAcross(const std::vector<CudaEngine::PendingStep>& ste
       if (keys[s] != kNoPick &&
           (chosen < 0 || compareRows(points[s].data(), points[chosen].data(), d_) < 0))
         chosen = static_cast<std::ptrdiff_t>(s);
-    if (chosen < 0) throw DeviceError("internal error: re-seeding lost its farthest point");
-    const std::vector<float>& point = points[chosen];
+    std::vector<float> point;
+    if (acrossRanks()) {
+      // Every process's first position at that distance; the first of those by coordinates.
+      const std::vector<float> all = collective_->allGather(
+          chosen >= 0 ? points[static_cast<std::size_t>(chosen)] : std::vector<float>{});
+      for (std::size_t at = 0; at < all.size(); at += static_cast<std::size_t>(d_))
+        if (point.empty() || compareRows(&all[at], point.data(), d_) < 0)
+          point.assign(all.begin() + static_cast<std::ptrdiff_t>(at),
+                       all.begin() + static_cast<std::ptrdiff_t>(at) + d_);
+    } else if (chosen >= 0) {
+      point = points[static_cast<std::size_t>(chosen)];
+    }
+    if (point.empty()) throw DeviceError("internal error: re-seeding lost its farthest point");
     std::vector<float> centroid(d_);
     for (int c = 0; c < d_; ++c)
       centroid[c] = exact::add(point[c], 0.0f);      // −0 becomes +0, as on one GPU
@@ -402,7 +465,7 @@ void ShardedEngine::reseedAcross(const std::vector<CudaEngine::PendingStep>& ste
 void ShardedEngine::mergeParts(Snapshot& out, const IterationStats& stats, double copy_ms) {
   const Snapshot& first = parts_[0];
   out.iteration = first.iteration;
-  out.n = n_;
+  out.n = local_n_;
   out.k = k_;
   out.d = d_;
   out.centroids = first.centroids;
@@ -413,7 +476,7 @@ void ShardedEngine::mergeParts(Snapshot& out, const IterationStats& stats, doubl
     out.labels.clear();
     return;
   }
-  out.labels.resize(n_);
+  out.labels.resize(local_n_);
   for (std::size_t s = 0; s < active_; ++s)
     std::copy(parts_[s].labels.begin(), parts_[s].labels.end(),
               out.labels.begin() + static_cast<std::ptrdiff_t>(first_row_[s]));
@@ -446,7 +509,7 @@ void ShardedEngine::assign(const std::vector<float>& centred_centroids,
                            std::vector<std::int32_t>& labels) {
   if (!has_data_) throw std::logic_error("ShardedEngine::assign called before setData");
   validateCentroidCount(centred_centroids.size(), d_);
-  labels.resize(n_);
+  labels.resize(local_n_);
   std::vector<std::vector<std::int32_t>> parts(active_);
   forEachShard(active_, [&](std::size_t s) { shard(s).assign(centred_centroids, parts[s]); });
   for (std::size_t s = 0; s < active_; ++s)

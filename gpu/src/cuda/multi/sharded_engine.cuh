@@ -20,7 +20,15 @@ class ShardedEngine final : public Engine {
  public:
   /// `devices`: distinct CUDA ordinals (≥ 2), checked by the factory. Creates the per-GPU
   /// engines and the NCCL communicators; throws DeviceError when NCCL is missing.
-  ShardedEngine(const std::vector<int>& devices, const TestingOptions& options);
+  ///
+  /// With a `collective` of several ranks, the engine is one process's part of a run over
+  /// several (one GPU each, `devices` = {that GPU}): setData takes the process's share of the
+  /// rows, NCCL connects every process's GPU (ncclCommInitRank) for the sums, and the seeding's
+  /// draws, the re-seeds' choices and the summary go through `collective` — the labels and
+  /// centroids of one GPU on all the rows, bit for bit. Snapshots and assign() hold this
+  /// process's labels.
+  ShardedEngine(const std::vector<int>& devices, const TestingOptions& options,
+                std::shared_ptr<Collective> collective = nullptr);
   ~ShardedEngine() override;
 
   BackendInfo info() const override;
@@ -34,14 +42,16 @@ class ShardedEngine final : public Engine {
 
   /// GPUs holding rows of the current data (small data use fewer than were listed).
   int activeShards() const { return static_cast<int>(active_); }
+  /// The run spans several processes.
+  bool acrossRanks() const { return collective_ && collective_->size() > 1; }
 
  private:
   CudaEngine& shard(std::size_t s) const { return *shards_[s]; }
-  /// The GPU holding global row i and its index there.
+  /// The GPU of this process holding its row i (0 ≤ i < local_n_) and its index there.
   std::pair<std::size_t, std::size_t> locate(std::size_t i) const;
   /// Copies centroid rows (centred, k × d) into every GPU's current centroids.
   void broadcastCentroids(const float* centred, std::size_t first_row, std::size_t rows) const;
-  /// Row i of the (centred) data, from the GPU holding it.
+  /// Global row i of the (centred) data, from the GPU (and process) holding it.
   std::vector<float> fetchRow(std::size_t i) const;
   void seedRandom();
   /// k-means++ (greedy or plain) across GPUs, drawing exactly the single GPU's points.
@@ -61,6 +71,9 @@ class ShardedEngine final : public Engine {
   AllReduce& communicatorFor(std::size_t gpus);
 
   std::vector<int> devices_;
+  std::shared_ptr<Collective> collective_;  ///< null: this process holds every row
+  RowShare share_;                          ///< this process's rows among all
+  std::size_t local_n_ = 0;                 ///< rows of this process (n_: of all)
   std::vector<std::unique_ptr<CudaEngine>> shards_;
   /// Communicators by number of active GPUs (the first `active_` of devices_).
   std::vector<std::unique_ptr<AllReduce>> comms_;
