@@ -35,6 +35,10 @@ for library in libqt6core6 libqt6gui6 libqt6widgets6 libqt6charts6 libqt6datavis
   grep -q "$library" <<< "$depends" || fail "Depends lacks $library: $depends"
 done
 grep -qi cuda <<< "$depends" && fail "Depends names CUDA (the runtime should be static): $depends"
+# kmeans-cli runs under mpirun when built with MPI (Open MPI's library, found by dpkg-shlibdeps).
+if ldd build/app/kmeans-cli | grep -q libmpi; then
+  grep -q libopenmpi <<< "$depends" || fail "kmeans-cli links MPI but Depends lacks Open MPI: $depends"
+fi
 
 unpacked=$(mktemp -d)
 trap 'rm -rf "$unpacked"' EXIT
