@@ -322,18 +322,8 @@ int Run::execute() {
           numbers.push_back(s);
         const auto outcomes = engine->runStarts(config, numbers);
         const int best = bestOutcome(outcomes);
-        for (const StartOutcome& o : outcomes) {
-          StartSummary s;
-          s.start = o.start;
-          s.seed = o.seed;
-          s.iterations = int(o.iterations.size());
-          s.converged = o.converged;
-          s.inertia = o.inertia();
-          s.stopRule = o.iterations.empty()
-                           ? StopRule::Running
-                           : stopRuleOf(o.iterations.back(), true, rows_, config.tolerance);
-          finished.starts.push_back(s);
-        }
+        for (const StartOutcome& o : outcomes)
+          finished.starts.push_back(summarizeStart(o, rows_, config.tolerance));
         const StartOutcome& chosen = outcomes[std::size_t(best)];
         finished.best = best;
         finished.centred = chosen.centred_centroids;

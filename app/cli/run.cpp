@@ -267,15 +267,7 @@ Result cluster(const CliOptions& options, const Dataset& data, const ClusteringI
   const int best = bestOutcome(outcomes);
   for (std::size_t i = 0; i < outcomes.size(); ++i) {
     const StartOutcome& o = outcomes[i];
-    StartSummary summary;
-    summary.start = o.start;
-    summary.seed = o.seed;
-    summary.iterations = int(o.iterations.size());
-    summary.converged = o.converged;
-    summary.inertia = o.inertia();
-    summary.stopRule = o.iterations.empty()
-                           ? StopRule::Running
-                           : stopRuleOf(o.iterations.back(), true, points, tolerance);
+    StartSummary summary = summarizeStart(o, points, tolerance);
     if (track && !measures[i].empty()) summary.quality = measures[i].back();
     report.starts.push_back(summary);
   }

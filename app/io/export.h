@@ -77,6 +77,10 @@ struct StartSummary {
   Quality quality;
 };
 
+/// How start `o` ended, for data of `points` points (with counts: the expanded count) and the
+/// run's tolerance (which says what stopped it); no quality.
+StartSummary summarizeStart(const kms::StartOutcome& o, std::size_t points, double tolerance);
+
 /// Everything needed to reproduce and judge a run.
 struct RunReport {
   QString input;         ///< file path or generator description

@@ -54,6 +54,19 @@ QJsonObject iterationObject(const IterationStats& s, std::size_t n) {
 
 }  // namespace
 
+StartSummary summarizeStart(const kms::StartOutcome& o, std::size_t points, double tolerance) {
+  StartSummary summary;
+  summary.start = o.start;
+  summary.seed = o.seed;
+  summary.iterations = int(o.iterations.size());
+  summary.converged = o.converged;
+  summary.inertia = o.inertia();
+  summary.stopRule = o.iterations.empty()
+                         ? kms::StopRule::Running
+                         : kms::stopRuleOf(o.iterations.back(), true, points, tolerance);
+  return summary;
+}
+
 void writeRunReport(const QString& path, const RunReport& report) {
   const KMeansConfig& c = report.config;
   const QJsonObject settings{{"k", c.k},

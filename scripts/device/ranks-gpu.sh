@@ -3,10 +3,12 @@
 # tool's nvidia-h100-x4, ...). From the repository root there, with device-gui/bundle.tar.xz
 # (scripts/device/bundle.sh --with-gui) and device-gui/ompi.tar.xz (scripts/device/ompi-bundle.sh,
 # for a machine without MPI) carried along. Results go to $OUT.
-#   bash scripts/device/ranks-gpu.sh tests|files|scaling ...
+#   bash scripts/device/ranks-gpu.sh tests|files|faults|scaling ...
 # tests:   gpu_tests' CudaRanks (threads as processes) and the multi-GPU suite;
 # files:   2 M × 16, k = 64 (and 8 M × 64, k = 256): one GPU, --devices all, mpirun -np GPUs
 #          (even and uneven shares) and the same over NCCL's network path: identical files;
+# faults:  a GPU rank killed at iteration 5: how long the others take to exit, the message, and the
+#          checkpoint it leaves resumed on 2 processes to the same files;
 # scaling: 200 M × 16 and 8 M × 64 at k = 256, one GPU against every GPU (mpirun and --devices
 #          all), medians of iterations 6-20; weak scaling at 50 M points a GPU; the time to the
 #          first iteration against the reading of the shares (page cache dropped when allowed).
@@ -89,6 +91,20 @@ run_files() {
       same "/tmp/$name-one" "/tmp/$name-$run" "$name k=$k: mpirun -np $gpus, one process a GPU, shares $run"
     done
   done
+}
+
+run_faults() {
+  [ -f "$data/b8m64.npy" ] || blobs "$data/b8m64.npy" 8000000 64 200
+  local common=("$data/b8m64.npy" -k 256 --seed 5 --backend cuda -q --max-iter 60)
+  [ -f /tmp/b8m64-one-labels.csv ] ||
+    "$cli" "${common[@]}" --out-labels /tmp/b8m64-one-labels.csv --out-centroids /tmp/b8m64-one-centroids.csv
+  local start=$(date +%s.%N)
+  KMS_TEST_KILL_RANK=2:5 timeout 120 mpirun -np "$gpus" -x LD_LIBRARY_PATH -x KMS_TEST_KILL_RANK \
+    "$cli" "${common[@]}" --checkpoint /tmp/gpu.ckpt --checkpoint-every 2 2>&1 | grep -v "^\s*$" | tail -6
+  echo "exit status ${PIPESTATUS[0]} after $(python3 -c "import time; print(round(time.time() - $start, 1))") s"
+  timeout 300 mpirun -np 2 -x LD_LIBRARY_PATH "$cli" "${common[@]}" --resume /tmp/gpu.ckpt \
+    --out-labels /tmp/b8m64-resumed-labels.csv --out-centroids /tmp/b8m64-resumed-centroids.csv 2>&1 | tail -2
+  same /tmp/b8m64-one /tmp/b8m64-resumed "b8m64 k=256: a checkpoint of $gpus GPU processes (one killed) resumed on 2"
 }
 
 median_ms() {  # median compute ms of iterations 6-20 of a report

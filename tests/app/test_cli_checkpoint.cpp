@@ -12,12 +12,6 @@
 namespace kms::app::test {
 namespace {
 
-QByteArray readAll(const QString& path) {
-  QFile file(path);
-  EXPECT_TRUE(file.open(QIODevice::ReadOnly)) << path.toStdString();
-  return file.readAll();
-}
-
 /// A point set that takes a few dozen iterations at k = 9.
 QStringList data() {
   return {"--generate", "blobs", "--points",  "40000", "--groups", "12",

@@ -163,7 +163,8 @@ TEST(ClusteringInput, KLargerThanTheDistinctColoursIsExplained) {
     input->checkK(16);
     FAIL() << "k = 16 was accepted for 5 colours";
   } catch (const kms::InvalidArgument& e) {
-    EXPECT_STREQ(e.what(), "k = 16 is larger than the number of distinct colours (5). Choose k ≤ 5.");
+    EXPECT_STREQ(e.what(),
+                 "k = 16 is larger than the number of distinct colours (5). Choose k ≤ 5.");
   }
   EXPECT_NO_THROW(input->checkK(5));
 }

@@ -39,8 +39,10 @@ const std::vector<QRgb> kBlackWhitePalette = {qRgb(0, 0, 0), qRgb(255, 255, 255)
 TEST(Dither, FloydSteinbergMixesInProportionAndIsDeterministic) {
   const TempFiles files;
   const auto input = ClusteringInput::build(flatPicture(files, 64, 300, 64, true), {});
-  const QImage a = ditheredImage(*input, kBlackWhite, kBlackWhitePalette, DitherMode::FloydSteinberg);
-  const QImage b = ditheredImage(*input, kBlackWhite, kBlackWhitePalette, DitherMode::FloydSteinberg);
+  const QImage a =
+      ditheredImage(*input, kBlackWhite, kBlackWhitePalette, DitherMode::FloydSteinberg);
+  const QImage b =
+      ditheredImage(*input, kBlackWhite, kBlackWhitePalette, DitherMode::FloydSteinberg);
   ASSERT_FALSE(a.isNull());
   EXPECT_EQ(a, b);
   EXPECT_EQ(a.format(), QImage::Format_Indexed8);
@@ -70,8 +72,8 @@ TEST(Dither, NoneTakesTheNearestColourInTheClusteringSpace) {
   const QImage image = ditheredImage(*srgb, kBlackWhite, kBlackWhitePalette, DitherMode::None);
   EXPECT_EQ(shareOf(image, qRgb(0, 0, 0)), 1.0);  // 100/255 is nearer black in sRGB
   // In linear light, sRGB 188 is 0.50 and 190 is 0.51: nearer white there.
-  const auto linear =
-      ClusteringInput::build(flatPicture(files, 4, 4, 190), {ColourSpace::LinearRGB, Compaction::Auto});
+  const auto linear = ClusteringInput::build(flatPicture(files, 4, 4, 190),
+                                             {ColourSpace::LinearRGB, Compaction::Auto});
   const QImage lit = ditheredImage(*linear, kBlackWhite, kBlackWhitePalette, DitherMode::None);
   EXPECT_EQ(shareOf(lit, qRgb(255, 255, 255)), 1.0);
 }

@@ -18,12 +18,6 @@
 namespace kms::app::test {
 namespace {
 
-QByteArray readAll(const QString& path) {
-  QFile file(path);
-  EXPECT_TRUE(file.open(QIODevice::ReadOnly)) << path.toStdString();
-  return file.readAll();
-}
-
 /// A 3 × 2 picture, one row per pixel; labels alternate between two clusters.
 Dataset smallImage() {
   Dataset image;

@@ -23,7 +23,7 @@
 namespace kms::app::test {
 namespace {
 
-QByteArray readAll(const QString& path) {
+QByteArray bytesOrEmpty(const QString& path) {
   QFile file(path);
   return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
 }
@@ -153,7 +153,7 @@ TEST(ExportFaults, AFullDiskNamesTheCauseAndKeepsThePreviousFile) {
   EXPECT_TRUE(exportFailure([&] {
                 writeLabelsCsv(disk + "/labels.csv", *points, labels);
               }).endsWith(QStringLiteral("No space left on device")));
-  EXPECT_EQ(readAll(previous), QByteArray("the previous export"));
+  EXPECT_EQ(bytesOrEmpty(previous), QByteArray("the previous export"));
   EXPECT_EQ(QDir(disk).entryList(QDir::Files | QDir::Hidden), QStringList{"photo.png"});
 }
 
@@ -169,7 +169,7 @@ TEST(ExportFaults, AReadOnlyMountRefusesRootAndKeepsThePreviousFile) {
   EXPECT_TRUE(message.startsWith(QStringLiteral("report.json: cannot create the file: ")) &&
               message.contains(QStringLiteral("Read-only file system")))
       << message.toStdString();
-  EXPECT_EQ(readAll(previous), QByteArray("{}"));
+  EXPECT_EQ(bytesOrEmpty(previous), QByteArray("{}"));
   EXPECT_EQ(QDir(folder).entryList(QDir::Files | QDir::Hidden), QStringList{"report.json"});
 }
 
@@ -187,7 +187,7 @@ TEST(ExportFaults, AnImmutableFileRefusesRootAndStaysAsItWas) {
   chattr("-i");
   EXPECT_TRUE(message.startsWith(QStringLiteral("palette.gpl: cannot create the file: ")))
       << message.toStdString();
-  EXPECT_EQ(readAll(path), QByteArray("GIMP Palette\n"));
+  EXPECT_EQ(bytesOrEmpty(path), QByteArray("GIMP Palette\n"));
   EXPECT_EQ(QDir(files.path(".")).entryList(QDir::Files | QDir::Hidden),
             QStringList{"palette.gpl"});
 }

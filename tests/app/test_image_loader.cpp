@@ -110,7 +110,8 @@ TEST(ImageLoader, BinaryAlphaKeepsThreeValuesAndLeavesTransparentPixelsOut) {
   EXPECT_EQ(data->rowOf(1), kms::kNoRow);
   QImage clear(3, 3, QImage::Format_ARGB32);
   clear.fill(Qt::transparent);
-  EXPECT_TRUE(failsToLoad(save(files, clear, "invisible.png"), {"every pixel is fully transparent"}));
+  EXPECT_TRUE(
+      failsToLoad(save(files, clear, "invisible.png"), {"every pixel is fully transparent"}));
 }
 
 TEST(ImageLoader, GreyPaletteAndCmykSourcesBecomeRgb) {
@@ -135,8 +136,8 @@ TEST(ImageLoader, GreyPaletteAndCmykSourcesBecomeRgb) {
   ASSERT_TRUE(c);
   EXPECT_EQ(c->width, 24);
   EXPECT_EQ(c->height, 16);
-  EXPECT_GT(pixelValues(*c, 0)[2], 0.8f);        // white-ish top left
-  EXPECT_LT(pixelValues(*c, 22)[2], 0.5f);       // yellow: little blue
+  EXPECT_GT(pixelValues(*c, 0)[2], 0.8f);                    // white-ish top left
+  EXPECT_LT(pixelValues(*c, 22)[2], 0.5f);                   // yellow: little blue
   EXPECT_LT(pixelValues(*c, 23)[0], pixelValues(*c, 0)[0]);  // cyan: less red
 }
 

@@ -98,4 +98,10 @@ bool ignoresFilePermissions() {
   return file.open(QIODevice::ReadOnly);
 }
 
+QByteArray readAll(const QString& path) {
+  QFile file(path);
+  EXPECT_TRUE(file.open(QIODevice::ReadOnly)) << path.toStdString();
+  return file.readAll();
+}
+
 }  // namespace kms::app::test

@@ -48,6 +48,9 @@ QByteArray npyFile(const std::string& dict, const QByteArray& data, int majorVer
                                        std::initializer_list<const char*> parts,
                                        const LoadOptions& options = {});
 
+/// The bytes of `path` (a test failure when it cannot be opened).
+QByteArray readAll(const QString& path);
+
 /// Loads `path`, failing the test (and returning null) if anything is thrown.
 DatasetPtr loadOrFail(const QString& path, const LoadOptions& options = {});
 

@@ -25,6 +25,24 @@ namespace kms::test {
       GTEST_SKIP() << "CUDA backend not available: " << kms_status_.reason; \
   } while (0)
 
+/// `groups` Gaussian blobs (centres uniform in [-10, 10]^d, noise `sigma`) in d dimensions.
+inline std::vector<float> gaussianBlobs(std::size_t n, int d, int groups, std::uint64_t seed,
+                                        float sigma = 0.8f) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<float> centre(-10.0f, 10.0f);
+  std::normal_distribution<float> noise(0.0f, sigma);
+  std::vector<float> centres(static_cast<std::size_t>(groups) * d);
+  for (auto& c : centres)
+    c = centre(rng);
+  std::vector<float> p(n * d);
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::size_t g = rng() % groups;
+    for (int c = 0; c < d; ++c)
+      p[i * d + c] = centres[g * d + c] + noise(rng);
+  }
+  return p;
+}
+
 inline std::unique_ptr<Engine> cudaEngineOn(const std::vector<float>& p, int d,
                                             const std::vector<float>* w = nullptr,
                                             const TestingOptions& options = {}) {

@@ -49,23 +49,6 @@ int gpusFilled(std::size_t n) {
   return static_cast<int>((n + rows_per_gpu - 1) / rows_per_gpu);
 }
 
-/// `groups` Gaussian blobs in d dimensions.
-std::vector<float> blobs(std::size_t n, int d, int groups, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<float> centre(-10.0f, 10.0f);
-  std::normal_distribution<float> noise(0.0f, 0.8f);
-  std::vector<float> centres(static_cast<std::size_t>(groups) * d);
-  for (auto& c : centres)
-    c = centre(rng);
-  std::vector<float> p(n * d);
-  for (std::size_t i = 0; i < n; ++i) {
-    const std::size_t g = rng() % groups;
-    for (int c = 0; c < d; ++c)
-      p[i * d + c] = centres[g * d + c] + noise(rng);
-  }
-  return p;
-}
-
 struct EnginePair {
   std::unique_ptr<Engine> one, all;
   /// d ≤ 4 (point tiles), d = 1 (sorted runs on one GPU) or 17 ≤ d ≤ 64 (distance bounds),
@@ -136,7 +119,7 @@ void expectSameRun(EnginePair& e, const KMeansConfig& config, int iterations) {
 TEST(CudaMultiGpu, GreedySeedingAndIterationsMatchOneGpu) {
   KMS_REQUIRE_GPUS(2);
   const int d = 16;
-  const std::vector<float> p = blobs(5 * kChunk + 777, d, 40, 11);  // an uneven split
+  const std::vector<float> p = gaussianBlobs(5 * kChunk + 777, d, 40, 11);  // an uneven split
   EnginePair e = enginesOn(DataView{p.data(), p.size() / d, d});
   EXPECT_EQ(e.all->info().devices, gpusFilled(p.size() / d));
   KMeansConfig config;
@@ -158,7 +141,7 @@ TEST(CudaMultiGpu, EveryGpuOfTheMachineHoldsRowsAndMatchesOneGpu) {
   const int d = 16;
   const int gpus = gpusHere();
   const std::size_t n = 3 * kChunk * static_cast<std::size_t>(gpus) - 1234;  // uneven shares
-  const std::vector<float> p = blobs(n, d, 300, 29);
+  const std::vector<float> p = gaussianBlobs(n, d, 300, 29);
   EnginePair e = enginesOn(DataView{p.data(), n, d});
   ASSERT_EQ(gpusFilled(n), gpus);
   EXPECT_EQ(e.all->info().devices, gpus) << e.all->info().device;
@@ -178,7 +161,7 @@ TEST(CudaMultiGpu, EveryGpuOfTheMachineHoldsRowsAndMatchesOneGpu) {
 TEST(CudaMultiGpu, PlusPlusWithWeightsMatchesOneGpu) {
   KMS_REQUIRE_GPUS(2);
   const int d = 5;
-  const std::vector<float> p = blobs(7 * kChunk + 1, d, 12, 3);
+  const std::vector<float> p = gaussianBlobs(7 * kChunk + 1, d, 12, 3);
   std::vector<float> w(p.size() / d);
   std::mt19937 rng(5);
   std::uniform_real_distribution<float> weight(0.1f, 3.0f);
@@ -195,7 +178,7 @@ TEST(CudaMultiGpu, PlusPlusWithWeightsMatchesOneGpu) {
 TEST(CudaMultiGpu, CountsWithRandomStartMatchOneGpu) {
   KMS_REQUIRE_GPUS(2);
   const int d = 3;
-  const std::vector<float> p = blobs(4 * kChunk + 300, d, 10, 8);
+  const std::vector<float> p = gaussianBlobs(4 * kChunk + 300, d, 10, 8);
   std::vector<std::uint32_t> counts(p.size() / d);
   std::mt19937 rng(9);
   for (auto& c : counts)
@@ -251,7 +234,7 @@ TEST(CudaMultiGpu, EmptyClustersReseedTheSameFarthestPositionsAcrossGpus) {
 TEST(CudaMultiGpu, TensorCoresAndSixteenBitLabelsMatchOneGpu) {
   KMS_REQUIRE_GPUS(2);
   const int d = 40;
-  const std::vector<float> p = blobs(3 * kChunk + 5, d, 200, 17);
+  const std::vector<float> p = gaussianBlobs(3 * kChunk + 5, d, 200, 17);
   EnginePair e = enginesOn(DataView{p.data(), p.size() / d, d});
   KMeansConfig config;
   config.k = 300;
@@ -264,7 +247,7 @@ TEST(CudaMultiGpu, TensorCoresAndSixteenBitLabelsMatchOneGpu) {
 TEST(CudaMultiGpu, StreamedFromHostMemoryMatchesOneGpu) {
   KMS_REQUIRE_GPUS(2);
   const int d = 8;
-  const std::vector<float> p = blobs(6 * kChunk + 99, d, 20, 5);
+  const std::vector<float> p = gaussianBlobs(6 * kChunk + 99, d, 20, 5);
   TestingOptions streamed;
   streamed.max_device_bytes = 1;  // nothing fits: every GPU streams its rows from host memory
   EnginePair e = enginesOn(DataView{p.data(), p.size() / d, d}, streamed);
@@ -280,7 +263,7 @@ TEST(CudaMultiGpu, StreamedFromHostMemoryMatchesOneGpu) {
 TEST(CudaMultiGpu, WideRowsWithBoundsMatchOneGpu) {
   KMS_REQUIRE_GPUS(2);
   const int d = 24;
-  const std::vector<float> p = blobs(8 * kChunk + 321, d, 30, 19);
+  const std::vector<float> p = gaussianBlobs(8 * kChunk + 321, d, 30, 19);
   EnginePair e = enginesOn(DataView{p.data(), p.size() / d, d});
   KMeansConfig config;
   config.k = 60;
@@ -297,7 +280,7 @@ TEST(CudaMultiGpu, WideRowsWithBoundsMatchOneGpu) {
 TEST(CudaMultiGpu, PointTilesOnOneGpuMatchTheShards) {
   KMS_REQUIRE_GPUS(2);
   const int d = 3;
-  std::vector<float> p = blobs(9 * kChunk + 123, d, 14, 23);
+  std::vector<float> p = gaussianBlobs(9 * kChunk + 123, d, 14, 23);
   for (float& v : p)  // a photo's repeats: coordinates on a grid of 1/32
     v = std::round(v * 32.0f) / 32.0f;
   TestingOptions options;
@@ -316,7 +299,7 @@ TEST(CudaMultiGpu, PointTilesOnOneGpuMatchTheShards) {
 TEST(CudaMultiGpu, HighDimensionalRowsMatchOneGpu) {
   KMS_REQUIRE_GPUS(2);
   const int d = 96;
-  const std::vector<float> p = blobs(5 * kChunk + 91, d, 30, 41);
+  const std::vector<float> p = gaussianBlobs(5 * kChunk + 91, d, 30, 41);
   EnginePair e = enginesOn(DataView{p.data(), p.size() / d, d});
   KMeansConfig config;
   config.k = 40;
@@ -330,7 +313,7 @@ TEST(CudaMultiGpu, HighDimensionalRowsMatchOneGpu) {
 TEST(CudaMultiGpu, SmallDataRunOnOneOfTheGpus) {
   KMS_REQUIRE_GPUS(2);
   const int d = 3;
-  const std::vector<float> p = blobs(1000, d, 5, 1);  // fewer rows than one sampling chunk
+  const std::vector<float> p = gaussianBlobs(1000, d, 5, 1);  // fewer rows than one sampling chunk
   EnginePair e = enginesOn(DataView{p.data(), p.size() / d, d});
   EXPECT_EQ(e.all->info().devices, 1) << e.all->info().device;
   KMeansConfig config;
@@ -341,7 +324,7 @@ TEST(CudaMultiGpu, SmallDataRunOnOneOfTheGpus) {
 TEST(CudaMultiGpu, HistoryAndBackgroundCapturesMatchOneGpu) {
   KMS_REQUIRE_GPUS(2);
   const int d = 4;
-  const std::vector<float> p = blobs(3 * kChunk + 11, d, 9, 6);
+  const std::vector<float> p = gaussianBlobs(3 * kChunk + 11, d, 9, 6);
   EnginePair e = enginesOn(DataView{p.data(), p.size() / d, d});
   KMeansConfig config;
   config.k = 9;

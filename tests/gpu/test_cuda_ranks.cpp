@@ -9,6 +9,7 @@
 #include <thread>
 #include <vector>
 
+#include "gpu_test_support.h"
 #include "kmeans/backend.h"
 #include "kmeans/collective.h"
 #include "kmeans/errors.h"
@@ -25,22 +26,6 @@ struct RankRun {
   std::vector<std::int32_t> labels;  ///< every rank's, in rank order
   std::string error;
 };
-
-std::vector<float> blobs(std::size_t n, int d, int groups, std::uint64_t seed, float sigma) {
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<float> centre(-10.0f, 10.0f);
-  std::normal_distribution<float> noise(0.0f, sigma);
-  std::vector<float> centres(static_cast<std::size_t>(groups) * d);
-  for (auto& c : centres)
-    c = centre(rng);
-  std::vector<float> p(n * d);
-  for (std::size_t i = 0; i < n; ++i) {
-    const std::size_t g = rng() % groups;
-    for (int c = 0; c < d; ++c)
-      p[i * d + c] = centres[g * d + c] + noise(rng);
-  }
-  return p;
-}
 
 RankRun runOn(Engine& engine, KMeansConfig config) {
   RankRun out;
@@ -134,7 +119,7 @@ TEST(CudaRanks, ProcessesOfOneGpuEachGiveOneGpusRunBitForBit) {
   if (ranks < 2) GTEST_SKIP() << "needs two CUDA devices; " << ranks << " here";
   for (const int d : {2, 16, 100}) {
     const std::size_t n = 9 * kShareRowMultiple + 1234;
-    const auto p = blobs(n, d, 20, 7 + std::uint64_t(d), 1.5f);
+    const auto p = gaussianBlobs(n, d, 20, 7 + std::uint64_t(d), 1.5f);
     for (InitMethod init : {InitMethod::GreedyKMeansPlusPlus, InitMethod::Random}) {
       KMeansConfig config;
       config.k = d == 100 ? 40 : 24;
@@ -161,7 +146,7 @@ TEST(CudaRanks, ReseedsAcrossProcessesChooseOneGpusPositions) {
   if (ranks < 2) GTEST_SKIP() << "needs two CUDA devices; " << ranks << " here";
   const int d = 8;
   const std::size_t n = 4 * kShareRowMultiple + 77;
-  auto p = blobs(n, d, 6, 99, 1.0f);
+  auto p = gaussianBlobs(n, d, 6, 99, 1.0f);
   for (std::size_t i = 0; i < n; i += 5)  // duplicates on other ranks: ties in the re-seeds
     std::copy_n(&p[((i * 7919) % n) * d], d, &p[i * d]);
   KMeansConfig config;
