@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <future>
 #include <optional>
 #include <thread>
 
@@ -26,6 +27,31 @@ namespace kms::app::cli {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+double msSince(Clock::time_point t) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
+}
+
+/// The wrapping sum of the share's rows' hashes (cli/checkpoint.h), on `threads` threads.
+std::uint64_t dataHash(const Dataset& data, int threads) {
+  const std::size_t parts = std::size_t(std::max(1, threads));
+  std::vector<std::uint64_t> sums(parts, 0);
+  std::vector<std::thread> workers;
+  for (std::size_t t = 0; t < parts; ++t)
+    workers.emplace_back([&, t] {
+      const std::size_t begin = data.n * t / parts, end = data.n * (t + 1) / parts;
+      std::uint64_t sum = 0;
+      for (std::size_t i = begin; i < end; ++i)
+        sum += rowHash(data.firstRow + i, &data.values[i * std::size_t(data.d)], data.d);
+      sums[t] = sum;
+    });
+  for (auto& w : workers)
+    w.join();
+  std::uint64_t total = 0;
+  for (std::uint64_t v : sums)
+    total += v;
+  return total;
+}
 
 /// The message of a rank's failure on stderr, naming the rank and host when there are several.
 void printFailure(const MpiWorld* world, const QString& message) {
@@ -75,6 +101,7 @@ DatasetPtr loadShare(const CliOptions& options, int rank, int ranks) {
     data = generateDataset(*options.generate);
   } else {
     LoadOptions load;
+    load.maxValues = kCliMaxValues;
     load.rowShare = share;
     data = loadDataset(options.input, load);
   }
@@ -151,7 +178,8 @@ class Run {
   int exit_ = kSuccess;
   Clock::time_point start_ = Clock::now();
   Clock::time_point readStart_;
-  double readMs_ = 0.0;  ///< the slowest rank's reading of its share
+  double readMs_ = 0.0;                             ///< the slowest rank's reading of its share
+  std::vector<std::pair<QString, double>> phases_;  ///< rank 0's, in the order they ran
   bool firstReported_ = false;
 };
 
@@ -223,24 +251,10 @@ int Run::execute() {
             "(every rank must run the same command on the same file)");
     });
     readStart_ = Clock::now();
-    together([&] { data_ = loadShare(options_, rank_, ranks_); });
-    // The slowest rank's read (µs, in whole numbers so the maximum is exact).
-    std::int64_t readUs =
-        std::int64_t(std::chrono::duration<double, std::micro>(Clock::now() - readStart_).count());
-    collective_->allReduce(&readUs, 1, Collective::Op::Max);
-    readMs_ = double(readUs) / 1000.0;
-    // The data set's hash: the wrapping sum of its rows' hashes, any split of the rows alike.
-    std::int64_t hashSum = 0;
-    for (std::size_t i = 0; i < data_->n; ++i)
-      hashSum = std::int64_t(
-          std::uint64_t(hashSum) +
-          rowHash(data_->firstRow + i, &data_->values[i * std::size_t(data_->d)], data_->d));
-    std::int64_t rows = std::int64_t(data_->n);
-    collective_->allReduce(&hashSum, 1, Collective::Op::Sum);
-    collective_->allReduce(&rows, 1, Collective::Op::Sum);
-    dataHash_ = std::uint64_t(hashSum);
-    rows_ = std::size_t(rows);
-
+    // The share is read on another thread while this one makes the engine (a GPU's context and
+    // NCCL's connections take a second or two); neither waits for the other.
+    std::future<DatasetPtr> reading =
+        std::async(std::launch::async, [this] { return loadShare(options_, rank_, ranks_); });
     EngineOptions engineOptions;
     // Ranks on one host share its cores.
     engineOptions.cpu_threads = options_.threads > 0
@@ -264,9 +278,35 @@ int Run::execute() {
                                       : options_.devices.front();
     }
     std::unique_ptr<Engine> engine;
-    KMeansConfig config = options_.config;
+    const auto engineStart = Clock::now();
     together([&] {
-      engine = createEngine(backend, engineOptions).engine;
+      try {
+        engine = createEngine(backend, engineOptions).engine;
+      } catch (...) {
+        reading.wait();  // not left reading into a Run that is going away
+        throw;
+      }
+    });
+    const double engineMs = msSince(engineStart);
+    together([&] { data_ = reading.get(); });
+    // The slowest rank's read (µs, in whole numbers so the maximum is exact).
+    std::int64_t readUs = std::int64_t(msSince(readStart_) * 1000.0);
+    collective_->allReduce(&readUs, 1, Collective::Op::Max);
+    readMs_ = double(readUs) / 1000.0;
+    std::int64_t rows = std::int64_t(data_->n);
+    collective_->allReduce(&rows, 1, Collective::Op::Sum);
+    rows_ = std::size_t(rows);
+    if (!options_.checkpoint.isEmpty() || !options_.resume.isEmpty()) {
+      // The data set's hash: the wrapping sum of its rows' hashes, any split of the rows alike.
+      std::int64_t hashSum = std::int64_t(dataHash(*data_, engineOptions.cpu_threads));
+      collective_->allReduce(&hashSum, 1, Collective::Op::Sum);
+      dataHash_ = std::uint64_t(hashSum);
+    }
+    phases_.push_back({QStringLiteral("reading the shares (slowest rank)"), readMs_});
+    phases_.push_back({QStringLiteral("engine (beside the reading)"), engineMs});
+    KMeansConfig config = options_.config;
+    const auto setDataStart = Clock::now();
+    together([&] {
       engine->setData(data_->view());
       if (!options_.resume.isEmpty()) {
         resume_ = readCheckpoint(options_.resume);
@@ -300,6 +340,7 @@ int Run::execute() {
       }
       validateConfig(config, rows_, data_->d);
     });
+    phases_.push_back({QStringLiteral("data to the engine"), msSince(setDataStart)});
     say(QStringLiteral("input: %1 (%2 points × %3 dimensions; %4 process%5, %6 rows each at most)")
             .arg(options_.generate ? QStringLiteral("generated data") : data_->displayName)
             .arg(groupedCount(rows_))
@@ -336,6 +377,10 @@ int Run::execute() {
       }
     });
     together([&] { writeOutputs(*engine, finished); });
+    QStringList parts;
+    for (const auto& [name, ms] : phases_)
+      parts << QStringLiteral("%1 %2 ms").arg(name).arg(ms, 0, 'f', 1);
+    say(QStringLiteral("phases: ") + parts.join(QStringLiteral(", ")));
   } catch (const AlreadyReported& e) {
     return e.exit;
   }
@@ -343,7 +388,9 @@ int Run::execute() {
 }
 
 Finished Run::runOneStart(Engine& engine, KMeansConfig config) {
+  const auto seeding = Clock::now();
   engine.initialize(config);
+  phases_.push_back({QStringLiteral("seeding"), msSince(seeding)});
   Finished out;
   // With --resume, iteration t runs again (from the centroids after t − 1): its stats are the
   // checkpoint's (the re-run counts every row as changed), its centroids are checked.
@@ -382,8 +429,8 @@ Finished Run::runOneStart(Engine& engine, KMeansConfig config) {
     if (!firstReported_) {
       // From the start of reading to the end of the first iteration, against the reading alone.
       firstReported_ = true;
-      const double firstMs =
-          std::chrono::duration<double, std::milli>(Clock::now() - readStart_).count();
+      const double firstMs = msSince(readStart_);
+      phases_.push_back({QStringLiteral("first iteration"), stats.ms.computeMs()});
       say(QStringLiteral("first iteration done %1 ms after reading began; reading the shares "
                          "took %2 ms (the slowest rank): %3×")
               .arg(firstMs, 0, 'f', 1)

@@ -66,6 +66,10 @@ struct CliOptions {
   }
 };
 
+/// Most values (points × dimensions) kmeans-cli reads from a file: beyond the window's 2^31, as
+/// far as memory allows (the loaders check the memory free before they allocate).
+inline constexpr std::size_t kCliMaxValues = std::size_t(1) << 34;
+
 /// Most starts --restarts takes (every start's stats are kept for the report).
 inline constexpr int kMaxRestarts = 10000;
 

@@ -83,6 +83,7 @@ DatasetPtr obtainData(const CliOptions& options, const Console& console,
                       const std::future<CreatedEngine>& engine) {
   if (!options.generate) {
     LoadOptions load;
+    load.maxValues = kCliMaxValues;
     load.compactOnDevice = options.backend != BackendKind::Cpu;  // the GPU will be busy anyway
     // Not while the engine (the GPU's context) is still being made: the CPU's threads find the
     // colours sooner than the wait for it would end.

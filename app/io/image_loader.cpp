@@ -34,6 +34,9 @@ void allowDecoding(QSize size) {
 }
 
 void requirePixelBudget(const InputFile& file, QSize size, std::size_t maxValues) {
+  // Pictures stay within 2^31 values whatever the caller allows points (Qt's images and the
+  // compaction's 32-bit indexes).
+  maxValues = std::min<std::size_t>(maxValues, std::size_t(1) << 31);
   const std::uint64_t pixels = std::uint64_t(size.width()) * std::uint64_t(size.height());
   if (pixels > maxValues / 3)
     file.fail(QStringLiteral("image of %1 × %2 pixels exceeds the limit of %3 values (3 per pixel)")

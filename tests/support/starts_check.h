@@ -40,7 +40,8 @@ inline StartOutcome startRunAlone(Engine& engine, const KMeansConfig& config, in
 
 /// Same bits (NaN-safe, −0 ≠ +0).
 inline bool sameFloats(const std::vector<float>& a, const std::vector<float>& b) {
-  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
+  return a.size() == b.size() &&
+         (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0);
 }
 
 /// Every outcome equals its start run alone on `reference`: the same iterations (changed
