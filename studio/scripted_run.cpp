@@ -12,7 +12,6 @@
 #include "io/live_report.h"
 #include "io/load.h"
 #include "main_window.h"
-#include "session/followed_run_engine.h"
 #include "studio_actions.h"
 #include "sweep_dialog.h"
 #include "views/cluster_views.h"
@@ -78,35 +77,12 @@ void ScriptedRun::begin() {
 
   sinceOpen_.start();
   if (!options_.follow.isEmpty()) {
-    // The followed run names its data and k; the engine reads its iterations as they come.
-    kms::app::LiveReportReader reader(options_.follow);
-    try {
-      reader.poll();
-    } catch (const std::exception& e) {
-      return fail(QString::fromUtf8(e.what()));
-    }
-    if (!reader.header())
+    // The window opens the followed run's data and plays it; the settings below are its own.
+    if (!window_.followRun(options_.follow))
       return fail(
-          QStringLiteral("%1: the run has not written its first line yet").arg(options_.follow));
-    const QString path = options_.follow;
-    window_.session().setEngineFactory([path](kms::BackendKind) {
-      kms::CreatedEngine created;
-      created.engine = std::make_unique<session::FollowedRunEngine>(path);
-      created.kind = kms::BackendKind::Cpu;
-      return created;
-    });
-    const kms::app::LiveRunHeader& header = *reader.header();
-    options_.file = header.input;
-    options_.k = header.k;
-    options_.seed = header.config.seed;
-    options_.tolerance = header.config.tolerance;
-    options_.maxIterations = header.config.max_iterations;
-    options_.init = header.config.init;
-    options_.backend = kms::BackendKind::Cpu;
-    options_.restarts = 1;
-    options_.run = true;
-    window_.setWindowTitle(
-        QStringLiteral("Following %1 — KMeans Studio").arg(QFileInfo(options_.follow).fileName()));
+          QStringLiteral("%1: not a live report, or nothing written yet").arg(options_.follow));
+    following_ = true;
+    return;
   }
   if (!options_.sample.isEmpty()) {
     if (!window_.openSample(options_.sample))
@@ -135,8 +111,10 @@ void ScriptedRun::onDatasetChanged() {
   if (options_.colourSpace) s.clustering.colourSpace = *options_.colourSpace;
   if (options_.compaction) s.clustering.compaction = *options_.compaction;
   if (options_.restarts) s.restarts = *options_.restarts;
-  window_.controls()->setSettings(s);
-  window_.session().setSettings(s);
+  if (!following_) {
+    window_.controls()->setSettings(s);
+    window_.session().setSettings(s);
+  }
   if (!options_.initCentroids.isEmpty()) {
     try {
       window_.startFromCentroids(
@@ -155,7 +133,7 @@ void ScriptedRun::onDatasetChanged() {
   if (options_.view == QLatin1String("3d"))
     window_.views()->setCurrentTab(ui::ClusterViews::Tab::Points3D);
   // Commands reach the engine in order, so Play runs with the settings above.
-  if (options_.run) window_.session().play();
+  if (options_.run && !following_) window_.session().play();
   if (options_.sweep) {
     ui::SweepDialog* dialog = window_.showSweepDialog();
     if (!dialog) return fail(QStringLiteral("nothing to sweep"));
@@ -185,7 +163,7 @@ void ScriptedRun::onDatasetChanged() {
       window_.session().stepHalf();
     waitForSteppedFrame();
   }
-  if (!options_.screenshot.isEmpty() && options_.screenshotAfterMs && !options_.run)
+  if (!options_.screenshot.isEmpty() && options_.screenshotAfterMs && !options_.run && !following_)
     QTimer::singleShot(*options_.screenshotAfterMs, this, &ScriptedRun::takeScreenshot);
 }
 

@@ -41,6 +41,7 @@ class ScriptedRun : public QObject {
 
   ui::MainWindow& window_;
   StudioOptions options_;
+  bool following_ = false;  ///< --follow: the window runs the followed run itself
   QTimer timeout_;
   bool dataReady_ = false;
   bool runStarted_ = false;

@@ -1,5 +1,7 @@
 #include "main_window.h"
 
+#include "session/followed_run_engine.h"
+
 #include <QAction>
 #include <QApplication>
 #include <QCloseEvent>
@@ -140,6 +142,15 @@ void MainWindow::buildLayout() {
 
 void MainWindow::connectActions() {
   StudioActions& a = *actions_;
+  connect(a.follow, &QAction::triggered, this, [this] {
+    QSettings settings;
+    const QString path = QFileDialog::getOpenFileName(
+        this, tr("Follow a Run"), settings.value(QStringLiteral("files/lastDir")).toString(),
+        tr("Live reports (*.jsonl *.json);;All files (*)"));
+    if (path.isEmpty()) return;
+    settings.setValue(QStringLiteral("files/lastDir"), QFileInfo(path).absolutePath());
+    followRun(path);
+  });
   connect(a.open, &QAction::triggered, this, [this] {
     QSettings settings;
     const QString dir =
@@ -309,9 +320,61 @@ void MainWindow::onDatasetChanged(const kms::app::DatasetPtr& data, const QStrin
   readout_->clearRun();
   setWindowTitle(tr("%1 — KMeans Studio").arg(data->displayName));
   if (QFileInfo(origin).isFile()) recent_->add(origin);
+  if (following_ && !followLoaded_) {
+    // The followed run's settings, then its iterations as they come.
+    followLoaded_ = true;
+    session::RunSettings s = controls_->settings();
+    s.config.k = following_->k;
+    s.config.seed = following_->config.seed;
+    s.config.tolerance = following_->config.tolerance;
+    s.config.max_iterations = following_->config.max_iterations;
+    s.config.init = following_->config.init;
+    s.backend = kms::BackendKind::Cpu;
+    s.restarts = 1;
+    controls_->setSettings(s);
+    session_->setSettings(s);
+    session_->play();
+    setWindowTitle(tr("Following %1 (%2 process%3) — KMeans Studio")
+                       .arg(data->displayName)
+                       .arg(following_->ranks)
+                       .arg(following_->ranks == 1 ? QString() : QStringLiteral("es")));
+  }
+}
+
+bool MainWindow::followRun(const QString& path) {
+  kms::app::LiveReportReader reader(path);
+  try {
+    reader.poll();
+  } catch (const std::exception& e) {
+    messages_->showMessage(MessageBar::Level::Error, QString::fromUtf8(e.what()));
+    return false;
+  }
+  if (!reader.header()) {
+    messages_->showMessage(
+        MessageBar::Level::Error,
+        tr("%1: the run has not written its first line yet.").arg(QFileInfo(path).fileName()));
+    return false;
+  }
+  session_->setEngineFactory([path](kms::BackendKind) {
+    kms::CreatedEngine created;
+    created.engine = std::make_unique<session::FollowedRunEngine>(path);
+    created.kind = kms::BackendKind::Cpu;
+    return created;
+  });
+  following_ = *reader.header();
+  followLoaded_ = false;
+  session_->openFile(following_->input, following_->k);
+  return true;
+}
+
+void MainWindow::stopFollowing() {
+  if (!following_) return;
+  following_.reset();
+  session_->setEngineFactory({});
 }
 
 void MainWindow::openFile(const QString& path, std::optional<int> k) {
+  stopFollowing();
   // Switching between pictures and points switches to that kind's usual k; otherwise the k the
   // user chose stays.
   const bool image = kms::app::looksLikeImage(path);
@@ -320,6 +383,7 @@ void MainWindow::openFile(const QString& path, std::optional<int> k) {
 }
 
 bool MainWindow::openSample(const QString& id) {
+  stopFollowing();
   const Sample* sample = findSample(id);
   if (!sample) {
     messages_->showMessage(MessageBar::Level::Error,
@@ -341,6 +405,7 @@ bool MainWindow::openSample(const QString& id) {
 }
 
 void MainWindow::generate(const kms::app::GeneratorParams& params, std::optional<int> k) {
+  stopFollowing();
   lastGenerator_ = params;
   session_->generate(params, k);
 }

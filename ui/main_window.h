@@ -9,6 +9,7 @@
 #include <memory>
 #include <optional>
 
+#include "io/live_report.h"
 #include "session/session_controller.h"
 
 class QDockWidget;
@@ -48,6 +49,11 @@ class MainWindow : public QMainWindow {
   /// "photo", "blobs" or "cloud"; false (with a message) for an unknown id.
   bool openSample(const QString& id);
   void generate(const kms::app::GeneratorParams& params, std::optional<int> k = {});
+  /// Follows the run whose live report is `path` (kmeans-cli --live-report): opens the data it
+  /// names and plays its iterations as they arrive (session/followed_run_engine.h), with its k,
+  /// seed, tolerance and iteration limit in the settings. False (with a message) when the file
+  /// is not a live report or has no header yet. Opening other data ends the following.
+  bool followRun(const QString& path);
 
   /// Drag and drop: whether `mime` carries a local file, and opening it (the first one).
   static bool acceptsDrop(const QMimeData* mime);
@@ -90,6 +96,8 @@ class MainWindow : public QMainWindow {
   void showGeneratorDialog();
   void showAbout();
   void onDatasetChanged(const kms::app::DatasetPtr& dataset, const QString& origin);
+  /// Back to the engines the settings choose (after following a run).
+  void stopFollowing();
   void restoreSettings();
   void saveSettings();
 
@@ -118,6 +126,9 @@ class MainWindow : public QMainWindow {
   std::optional<bool> lastWasImage_;
   kms::app::GeneratorParams lastGenerator_;
   bool closing_ = false;
+  /// The run being followed: its settings are applied once its data are loaded.
+  std::optional<kms::app::LiveRunHeader> following_;
+  bool followLoaded_ = false;
 };
 
 }  // namespace kms::ui

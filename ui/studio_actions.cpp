@@ -43,6 +43,9 @@ StudioActions::StudioActions(QMainWindow* window) {
   }
   generate = make(window, tr("&Generate…"), tr("Make a synthetic point set (blobs, rings, moons…)"),
                   QKeySequence(Qt::CTRL | Qt::Key_G), icon(IconKind::Generate));
+  follow = make(window, tr("&Follow a Run…"),
+                tr("Watch a run another process makes (kmeans-cli --live-report, e.g. under "
+                   "mpirun): its data, its iterations as they arrive, each rank's time"));
   quit = make(window, tr("&Quit"), tr("Close the window"), QKeySequence::Quit);
   quit->setMenuRole(QAction::QuitRole);
 
@@ -102,6 +105,7 @@ StudioActions::StudioActions(QMainWindow* window) {
   file->addAction(open);
   file->addMenu(recentMenu);
   file->addMenu(samplesMenu);
+  file->addAction(follow);
   file->addAction(generate);
   file->addSeparator();
   file->addMenu(exportMenu);

@@ -21,6 +21,8 @@ struct StudioActions {
   QMenu* samplesMenu;
   QList<QAction*> samples;  // data() is the sample id
   QAction* generate;
+  /// File ▸ Follow a Run…: a live report another process writes (MainWindow::followRun).
+  QAction* follow;
   QAction* quit;
   // Export
   QMenu* exportMenu;

@@ -51,8 +51,9 @@ class SessionController : public QObject {
   /// Shows iteration t of the run as it was (the timeline); labels are recomputed exactly.
   void showIteration(int iteration);
   void reset();
-  /// How the worker makes engines from now on (tests inject failing ones); default
-  /// kms::createEngine. Takes effect at the next engine change (new data or backend).
+  /// How the worker makes engines from now on (tests inject failing ones; following a run);
+  /// default kms::createEngine. Takes effect when the worker next needs an engine (new data or
+  /// settings), even for the same backend.
   void setEngineFactory(EngineFactory factory);
   /// Best of N, once every start has finished: shows start `start`'s result.
   void showStart(int start);

@@ -203,6 +203,7 @@ void SessionWorker::reset() {
 void SessionWorker::setEngineFactory(const EngineFactory& factory) {
   commandDone();
   engineFactory_ = factory;
+  factoryChanged_ = true;  // the next engine comes from it, even for the same backend
 }
 
 void SessionWorker::setPace(double iterationsPerSecond) {
@@ -237,8 +238,9 @@ void SessionWorker::probeCuda() {
 }
 
 bool SessionWorker::ensureEngine(kms::BackendKind kind) {
-  if (engine_ && kind == engineKind_) return false;
-  engineKind_ = kind;  // a choice that failed is not retried on every command; a new one is
+  if (engine_ && kind == engineKind_ && !factoryChanged_) return false;
+  engineKind_ = kind;
+  factoryChanged_ = false;  // a choice that failed is not retried on every command; a new one is
   try {
     kms::CreatedEngine created = engineFactory_ ? engineFactory_(kind) : kms::createEngine(kind);
     adoptEngine(std::move(created.engine));

@@ -58,7 +58,8 @@ class SessionWorker : public QObject {
   /// Shows iteration t (0 ≤ t ≤ the newest) as a whole, from the engine's history.
   void showIteration(int iteration);
   void reset();
-  /// Replaces how engines are made (tests); the next engine change uses it.
+  /// Replaces how engines are made (tests, following a run): the next engine the worker needs
+  /// (new data or settings) comes from it, even for the same backend.
   void setEngineFactory(const kms::session::EngineFactory& factory);
   /// Iterations per second; ≤ 0 runs flat out.
   void setPace(double iterationsPerSecond);
@@ -147,6 +148,7 @@ class SessionWorker : public QObject {
   /// (start_ > 0: that start of a best-of-N run).
   bool initPending_ = false;
   EngineFactory engineFactory_;  ///< empty: kms::createEngine
+  bool factoryChanged_ = false;  ///< the engine was made by the factory before this one
 
   kms::app::DatasetPtr dataset_;        // declared before engine_: the CPU engine reads its memory
   kms::app::ClusteringInputPtr input_;  // what the engine clusters (reads its memory too)
