@@ -10,6 +10,7 @@
 #include <cstring>
 #include <future>
 #include <optional>
+#include <stdexcept>
 #include <thread>
 
 #include "cli/checkpoint.h"
@@ -125,10 +126,11 @@ DatasetPtr loadShare(const CliOptions& options, int rank, int ranks) {
   return mine;
 }
 
-/// Rank and iteration at which KMS_TEST_KILL_RANK="rank:iteration" kills this process (a rank
-/// that dies mid-run, for the fault tests); {-1, -1} when unset.
-std::pair<int, int> testKill() {
-  const char* v = std::getenv("KMS_TEST_KILL_RANK");
+/// Rank and iteration at which the variable `name` ("rank:iteration") asks for a fault:
+/// KMS_TEST_KILL_RANK kills the process (a rank that dies), KMS_TEST_FAIL_RANK makes it throw (a
+/// rank whose step fails while the others are inside a collective). {-1, -1} when unset.
+std::pair<int, int> testFault(const char* name) {
+  const char* v = std::getenv(name);
   int rank = -1, iteration = -1;
   if (v) std::sscanf(v, "%d:%d", &rank, &iteration);
   return {rank, iteration};
@@ -159,6 +161,15 @@ class Run {
   void say(const QString& text) const {
     if (root() && !options_.quiet) std::fprintf(stdout, "%s\n", text.toUtf8().constData());
   }
+  /// Runs `step`, returning what failed (with its exit status in `code`), or nothing.
+  template <typename F>
+  std::optional<QString> attempt(F&& step, int& code);
+  /// For a step in which the ranks talk to each other (the engine's making, the run, the
+  /// outputs): a rank that fails there cannot wait for the others to agree (they may be inside
+  /// a collective it will not reach), so it says why and ends the job (MPI_Abort). One process:
+  /// as together().
+  template <typename F>
+  void orAbort(F&& step);
   /// Runs `step` on every rank, then all learn whether any failed (a rank that stopped alone
   /// would leave the others waiting in a collective): then the lowest failing rank prints why
   /// and every rank throws AlreadyReported with the worst exit status.
@@ -188,22 +199,46 @@ struct AlreadyReported {
 };
 
 template <typename F>
-void Run::together(F&& step) {
-  std::optional<QString> failure;
-  int code = kBadInput;
+std::optional<QString> Run::attempt(F&& step, int& code) {
+  code = kBadInput;
   try {
     step();
   } catch (const UsageError& e) {
-    failure = QString::fromUtf8(e.what()), code = kBadArguments;
+    code = kBadArguments;
+    return QString::fromUtf8(e.what());
   } catch (const InvalidArgument& e) {
-    failure = (options_.generate ? QStringLiteral("generated data")
-                                 : QFileInfo(options_.input).fileName()) +
-              QStringLiteral(": ") + QString::fromUtf8(e.what());
+    return (options_.generate ? QStringLiteral("generated data")
+                              : QFileInfo(options_.input).fileName()) +
+           QStringLiteral(": ") + QString::fromUtf8(e.what());
   } catch (const ExportError& e) {
-    failure = QString::fromUtf8(e.what()), code = kExportFailure;
+    code = kExportFailure;
+    return QString::fromUtf8(e.what());
+  } catch (const DeviceError& e) {
+    code = kDeviceError;
+    return QString::fromUtf8(e.what());
   } catch (const std::exception& e) {
-    failure = QString::fromUtf8(e.what());
+    return QString::fromUtf8(e.what());
   }
+  return std::nullopt;
+}
+
+template <typename F>
+void Run::orAbort(F&& step) {
+  if (ranks_ == 1) return together(std::forward<F>(step));
+  int code = kBadInput;
+  const std::optional<QString> failure = attempt(std::forward<F>(step), code);
+  if (!failure) return;
+  // Other ranks may be inside a collective this one will not reach: end the job (mpirun ends
+  // every rank and says which one stopped it).
+  printFailure(world_, *failure);
+  std::fflush(stderr);
+  world_->abortAll(code);
+}
+
+template <typename F>
+void Run::together(F&& step) {
+  int code = kBadInput;
+  const std::optional<QString> failure = attempt(std::forward<F>(step), code);
   // The lowest rank that failed speaks (rank 0 when all failed alike); every rank exits with the
   // worst status.
   std::int64_t first[2] = {failure ? rank_ : ranks_, failure ? code : 0};
@@ -235,6 +270,15 @@ int Run::execute() {
         throw UsageError("--resume continues one start: drop --restarts");
       if (!options_.initCentroids.isEmpty() && ranks_ > 1)
         throw UsageError("--init-centroids runs in one process");
+      // Outputs written during the run must have somewhere to go before it starts.
+      for (const QString& path : {options_.checkpoint, options_.liveReport}) {
+        if (path.isEmpty()) continue;
+        const QFileInfo folder(QFileInfo(path).absolutePath());
+        if (!folder.isDir() || !folder.isWritable())
+          throw ExportError(
+              path,
+              QStringLiteral("the folder %1 cannot be written").arg(folder.absoluteFilePath()));
+      }
       if (!options_.rankShares.empty() && options_.rankShares.size() != std::size_t(ranks_))
         throw UsageError(QStringLiteral("--rank-shares gives %1 shares for %2 processes")
                              .arg(options_.rankShares.size())
@@ -270,6 +314,10 @@ int Run::execute() {
       collective_->allReduce(&gpus, 1, Collective::Op::Min);
       if (gpus) backend = BackendKind::Cuda;
     }
+    together([&] {  // a GPU missing anywhere: one message, before the ranks start connecting
+      if (backend == BackendKind::Cuda && !cudaStatus().available)
+        throw DeviceError("CUDA backend unavailable: " + cudaStatus().reason);
+    });
     if (backend == BackendKind::Cuda) {
       // One GPU a process: the one --devices names, else the local rank's.
       const int count = std::max(1, cudaStatus().device_count);
@@ -279,7 +327,7 @@ int Run::execute() {
     }
     std::unique_ptr<Engine> engine;
     const auto engineStart = Clock::now();
-    together([&] {
+    orAbort([&] {
       try {
         engine = createEngine(backend, engineOptions).engine;
       } catch (...) {
@@ -356,7 +404,7 @@ int Run::execute() {
               .arg(resume_->iteration)
               .arg(options_.resume));
     Finished finished;
-    together([&] {
+    orAbort([&] {
       if (options_.restarts > 1) {
         std::vector<int> numbers;
         for (int s = 0; s < options_.restarts; ++s)
@@ -376,7 +424,7 @@ int Run::execute() {
         finished = runOneStart(*engine, config);
       }
     });
-    together([&] { writeOutputs(*engine, finished); });
+    orAbort([&] { writeOutputs(*engine, finished); });
     QStringList parts;
     for (const auto& [name, ms] : phases_)
       parts << QStringLiteral("%1 %2 ms").arg(name).arg(ms, 0, 'f', 1);
@@ -419,10 +467,15 @@ Finished Run::runOneStart(Engine& engine, KMeansConfig config) {
     h.device = QString::fromStdString(engine.info().device);
     h.config = options_.config;
     h.config.k = config.k;
+    h.config.seed = config.seed;
+    h.config.tolerance = config.tolerance;
+    // A resumed run's report starts at its re-run iteration: the limit left from there.
+    h.config.max_iterations = config.max_iterations;
     h.centroids = s.centroids;
     live.emplace(options_.liveReport, h);
   }
-  const auto [killRank, killIteration] = testKill();
+  const auto [killRank, killIteration] = testFault("KMS_TEST_KILL_RANK");
+  const auto [failRank, failIteration] = testFault("KMS_TEST_FAIL_RANK");
   Snapshot snap;
   while (!engine.finished()) {
     IterationStats stats = engine.step();
@@ -458,6 +511,9 @@ Finished Run::runOneStart(Engine& engine, KMeansConfig config) {
       live->iteration({stats, snap.centroids});
     }
     if (rank_ == killRank && stats.iteration == killIteration) std::raise(SIGKILL);
+    if (rank_ == failRank && stats.iteration == failIteration)
+      throw std::runtime_error("a failure for the tests (KMS_TEST_FAIL_RANK) at iteration " +
+                               std::to_string(stats.iteration));
     if (checkpointing) {
       engine.snapshot(snap);
       if (stats.iteration % options_.checkpointEvery == 0 && root() && !engine.finished()) {

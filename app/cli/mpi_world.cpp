@@ -1,5 +1,6 @@
 #include "cli/mpi_world.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <stdexcept>
 
@@ -141,18 +142,34 @@ std::shared_ptr<Collective> MpiWorld::collective() {
 }
 
 std::vector<std::int32_t> MpiWorld::gatherToRoot(const std::vector<std::int32_t>& mine) {
-  int count = int(mine.size());
-  std::vector<int> counts(static_cast<std::size_t>(size_)), offsets(counts.size());
-  check(MPI_Gather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, MPI_COMM_WORLD), "MPI_Gather");
-  int total = 0;
-  for (int r = 0; r < size_; ++r) {
-    offsets[std::size_t(r)] = total;
-    total += counts[std::size_t(r)];
+  // Counts in 64 bits, the values sent in pieces: all the rows together may pass 2^31, which an
+  // MPI count (an int) cannot.
+  constexpr std::size_t kPiece = std::size_t(1) << 28;
+  std::int64_t count = std::int64_t(mine.size());
+  std::vector<std::int64_t> counts(static_cast<std::size_t>(size_));
+  check(MPI_Gather(&count, 1, MPI_INT64_T, counts.data(), 1, MPI_INT64_T, 0, MPI_COMM_WORLD),
+        "MPI_Gather");
+  if (rank_ != 0) {
+    for (std::size_t at = 0; at < mine.size(); at += kPiece)
+      check(MPI_Send(mine.data() + at, int(std::min(kPiece, mine.size() - at)), MPI_INT32_T, 0, 0,
+                     MPI_COMM_WORLD),
+            "MPI_Send");
+    return {};
   }
-  std::vector<std::int32_t> all(rank_ == 0 ? std::size_t(total) : 0);
-  check(MPI_Gatherv(mine.data(), count, MPI_INT32_T, all.data(), counts.data(), offsets.data(),
-                    MPI_INT32_T, 0, MPI_COMM_WORLD),
-        "MPI_Gatherv");
+  std::size_t total = 0;
+  for (std::int64_t c : counts)
+    total += std::size_t(c);
+  std::vector<std::int32_t> all(total);
+  std::copy(mine.begin(), mine.end(), all.begin());
+  std::size_t offset = mine.size();
+  for (int r = 1; r < size_; ++r) {
+    const std::size_t n = std::size_t(counts[std::size_t(r)]);
+    for (std::size_t at = 0; at < n; at += kPiece)
+      check(MPI_Recv(all.data() + offset + at, int(std::min(kPiece, n - at)), MPI_INT32_T, r, 0,
+                     MPI_COMM_WORLD, MPI_STATUS_IGNORE),
+            "MPI_Recv");
+    offset += n;
+  }
   return all;
 }
 

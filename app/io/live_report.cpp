@@ -1,5 +1,6 @@
 #include "io/live_report.h"
 
+#include <QDateTime>
 #include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -69,16 +70,19 @@ LiveReportWriter::LiveReportWriter(const QString& path, const LiveRunHeader& h) 
                              {"max_iterations", h.config.max_iterations},
                              {"tolerance", h.config.tolerance},
                              {"init", QString::fromUtf8(toString(h.config.init).data())}};
-  line(QJsonDocument(QJsonObject{{"kind", "header"},
-                                 {"input", h.input},
-                                 {"n", double(h.n)},
-                                 {"d", h.d},
-                                 {"k", h.k},
-                                 {"ranks", h.ranks},
-                                 {"backend", h.backend},
-                                 {"device", h.device},
-                                 {"settings", settings},
-                                 {"centroids", floats(h.centroids)}})
+  // "began" (to the millisecond) tells this run's file from a later run's written over it.
+  line(QJsonDocument(
+           QJsonObject{{"kind", "header"},
+                       {"began", QDateTime::currentDateTimeUtc().toString(Qt::ISODateWithMs)},
+                       {"input", h.input},
+                       {"n", double(h.n)},
+                       {"d", h.d},
+                       {"k", h.k},
+                       {"ranks", h.ranks},
+                       {"backend", h.backend},
+                       {"device", h.device},
+                       {"settings", settings},
+                       {"centroids", floats(h.centroids)}})
            .toJson(QJsonDocument::Compact));
 }
 
@@ -104,12 +108,15 @@ int LiveReportReader::poll() {
   QFile file(path_);
   if (!file.open(QIODevice::ReadOnly))
     throw LoadError(path_, QStringLiteral("cannot open the live report: ") + file.errorString());
-  if (file.size() < offset_) {  // rewritten by a new run: start again
+  // A new run written over the file (shorter, or another header): start again.
+  const QByteArray head = file.read(kHeadBytes);
+  if (file.size() < offset_ || (offset_ > 0 && !head.startsWith(head_))) {
     offset_ = 0;
     header_.reset();
     iterations_.clear();
     end_.reset();
   }
+  if (offset_ == 0) head_ = head;
   if (!file.seek(offset_)) return 0;
   const QByteArray bytes = file.readAll();
   const qsizetype complete = bytes.lastIndexOf('\n') + 1;  // a line still being written waits

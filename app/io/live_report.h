@@ -1,6 +1,7 @@
 // The live report: what a run writes as it goes (kmeans-cli --live-report FILE) and kmeans-studio
 // follows (--follow FILE). JSON Lines, one object a line, each flushed when written:
-//   {"kind": "header", "input", "n", "d", "k", "ranks", "backend", "device", "settings" {"seed",
+//   {"kind": "header", "began" (UTC, ms: which run wrote the file), "input", "n", "d", "k",
+//    "ranks", "backend", "device", "settings" {"seed",
 //    "max_iterations", "tolerance", "init"}, "centroids" [k × d, the start, data units]}
 //   {"kind": "iteration", the run report's iteration fields (io/export.h) with "rank_ms" for
 //    runs over several processes, and "centroids" [k × d after the iteration's update]}
@@ -66,8 +67,10 @@ class LiveReportReader {
   const QString& path() const { return path_; }
 
  private:
+  static constexpr qint64 kHeadBytes = 256;  ///< enough for the header's "began"
   QString path_;
   qint64 offset_ = 0;
+  QByteArray head_;  ///< the file's first bytes when read from the start (its run)
   std::optional<LiveRunHeader> header_;
   std::vector<LiveIteration> iterations_;
   std::optional<LiveRunEnd> end_;

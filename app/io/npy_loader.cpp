@@ -223,6 +223,8 @@ DatasetPtr loadNpy(const QString& path, const LoadOptions& options) {
   requireValueCount(file, n, d,
                     options.rowShare ? std::numeric_limits<std::size_t>::max() : options.maxValues);
   if (d > std::uint64_t(INT32_MAX)) file.fail(QStringLiteral("too many dimensions"));
+  if (n * d > UINT64_MAX / dtype.bytes)  // n × d itself was checked above
+    file.fail(QStringLiteral("shape %1 is too large").arg(shapeText(header.shape)));
   requireDataSize(file, QStringLiteral("array data for shape %1").arg(shapeText(header.shape)),
                   std::uint64_t(n * d) * dtype.bytes, bytes.size() - dataOffset);
   const auto [first, last] = rowsToRead(options, std::size_t(n));  // a share, or every row

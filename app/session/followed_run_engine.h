@@ -27,7 +27,8 @@ class FollowedRunEngine final : public kms::Engine {
   /// Waits for the report's header; k must be the followed run's (InvalidArgument otherwise).
   /// max_iterations becomes the followed run's.
   void initialize(const kms::KMeansConfig& config) override;
-  /// The followed run's next iteration, once it is in the report.
+  /// The followed run's next iteration, once it is in the report. When the report ends first,
+  /// no iteration runs (iteration() stays; finished() becomes true) and the last stats return.
   kms::IterationStats step() override;
   void snapshot(kms::Snapshot& out) override;
   void assign(const std::vector<float>& centred_centroids,

@@ -359,6 +359,7 @@ bool SessionWorker::stepAndRecord(bool forceFrame, bool publish) {
     startClock_.start();
   }
   kms::IterationStats stats;
+  const int before = engine_->iteration();
   try {
     stats = engine_->step();
   } catch (const kms::Interrupted&) {
@@ -379,6 +380,13 @@ bool SessionWorker::stepAndRecord(bool forceFrame, bool publish) {
     return false;
   }
   const bool finished = engine_->finished();
+  if (engine_->iteration() == before) {
+    // No iteration ran: the engine found its run over (a followed run that stopped before its
+    // limit). Nothing to record; the newest frame shows where it ended.
+    publishFrame();
+    if (finished) stopRunning(SessionState::Finished);
+    return false;
+  }
   if (settings_.restarts > 1)
     startIterations_.push_back({0, start_, stats, double(startClock_.nsecsElapsed()) / 1e6});
   mailbox_.postRecord({runId_, 0, stats, double(runClock_.nsecsElapsed()) / 1e6});

@@ -135,6 +135,21 @@ TEST(CliLiveReport, AReaderTakesOnlyCompleteLinesAndNamesAFileThatIsNotOne) {
   file.close();
   EXPECT_EQ(reader.poll(), 1);
   EXPECT_TRUE(reader.iterations()[1].stats.converged);
+  // Another run written over the file, longer than the first: read from its start.
+  QByteArray other =
+      R"({"kind":"header","began":"2026-11-28T02:00:00.000Z","input":"/y.npy","n":4,)"
+      R"("d":1,"k":1,"ranks":1,"settings":{"seed":2,"max_iterations":5,)"
+      R"("tolerance":0.0001,"init":"random"},"centroids":[0.75]})"
+      "\n";
+  for (int i = 1; i <= 5; ++i)
+    other += QByteArray(R"({"kind":"iteration","iteration":)") + QByteArray::number(i) +
+             R"(,"inertia":1.0,"changed":0,"centroids":[0.75]})" + "\n";
+  ASSERT_TRUE(file.open(QIODevice::WriteOnly | QIODevice::Truncate));
+  file.write(other);
+  file.close();
+  EXPECT_EQ(reader.poll(), 5);
+  EXPECT_EQ(reader.header()->input, QStringLiteral("/y.npy"));
+  EXPECT_EQ(reader.iterations().size(), 5u);
   LiveReportReader bad(files.write("bad.jsonl", "{\"hello\": 1}\n"));
   try {
     bad.poll();

@@ -70,6 +70,18 @@ same "$work/resumed-labels.csv" "$work/resumed-centroids.csv" \
   --out-labels "$work/resumed1-labels.csv" --out-centroids "$work/resumed1-centroids.csv"
 same "$work/resumed1-labels.csv" "$work/resumed1-centroids.csv" "the same checkpoint resumed by one process"
 
+# A rank whose step fails while the others wait in a collective: it says so and ends the job.
+start=$(date +%s)
+if KMS_TEST_FAIL_RANK=1:3 timeout 120 "$mpirun" -np 3 "$cli" "$work/blobs.npy" "${common[@]}" \
+     >"$work/failed.log" 2>&1; then
+  fail "the job with a failing rank exited 0"
+fi
+elapsed=$(( $(date +%s) - start ))
+grep -q "rank 1 of 3 on .*: a failure for the tests" "$work/failed.log" ||
+  fail "no message names the failing rank: $(cat "$work/failed.log")"
+[ "$elapsed" -lt 60 ] || fail "the job took ${elapsed} s to end after a rank failed"
+echo "ok: a rank that failed mid-run ended the job (${elapsed} s in all, rank named)"
+
 expect_error() {  # expect_error PATTERN COMMAND...: fails unless the command fails saying PATTERN
   local pattern=$1; shift
   if "$@" >"$work/out.log" 2>&1; then fail "succeeded: $*"; fi

@@ -130,7 +130,8 @@ TEST(FollowedRun, WaitsForIterationsAsTheyAreWrittenAndStopsWaitingWhenAsked) {
   // A run that ends unconverged ends the followed one there too.
   stop = false;
   writer->end({false, QStringLiteral("stopped")});
-  engine.step();
+  engine.step();  // no iteration 3 comes: none runs, and the run is over
+  EXPECT_EQ(engine.iteration(), 2);
   EXPECT_TRUE(engine.finished());
   EXPECT_FALSE(engine.converged());
 }
