@@ -16,6 +16,7 @@
 #include "cli/checkpoint.h"
 #include "cli/exit_codes.h"
 #include "cli/progress.h"
+#include "cli/rank_input.h"
 #include "core/format.h"
 #include "io/export.h"
 #include "io/generators.h"
@@ -33,27 +34,6 @@ double msSince(Clock::time_point t) {
   return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
 }
 
-/// The wrapping sum of the share's rows' hashes (cli/checkpoint.h), on `threads` threads.
-std::uint64_t dataHash(const Dataset& data, int threads) {
-  const std::size_t parts = std::size_t(std::max(1, threads));
-  std::vector<std::uint64_t> sums(parts, 0);
-  std::vector<std::thread> workers;
-  for (std::size_t t = 0; t < parts; ++t)
-    workers.emplace_back([&, t] {
-      const std::size_t begin = data.n * t / parts, end = data.n * (t + 1) / parts;
-      std::uint64_t sum = 0;
-      for (std::size_t i = begin; i < end; ++i)
-        sum += rowHash(data.firstRow + i, &data.values[i * std::size_t(data.d)], data.d);
-      sums[t] = sum;
-    });
-  for (auto& w : workers)
-    w.join();
-  std::uint64_t total = 0;
-  for (std::uint64_t v : sums)
-    total += v;
-  return total;
-}
-
 /// The message of a rank's failure on stderr, naming the rank and host when there are several.
 void printFailure(const MpiWorld* world, const QString& message) {
   QString prefix = QStringLiteral("kmeans-cli: ");
@@ -63,67 +43,6 @@ void printFailure(const MpiWorld* world, const QString& message) {
                  .arg(world->size())
                  .arg(QString::fromStdString(world->host()));
   std::fprintf(stderr, "%s%s\n", prefix.toUtf8().constData(), message.toUtf8().constData());
-}
-
-/// A hash of what decides the run: the arguments (after the program name) and the input file's
-/// size and modification time. Ranks started differently would compute different things.
-std::int64_t optionsHash(const CliOptions& options) {
-  QByteArray text = QCoreApplication::arguments().mid(1).join(QChar(0)).toUtf8();
-  if (!options.input.isEmpty()) {
-    const QFileInfo info(options.input);
-    text += QByteArray::number(info.size()) + ':' +
-            QByteArray::number(info.lastModified().toMSecsSinceEpoch());
-  }
-  std::uint64_t h = 0xcbf29ce484222325ULL;
-  for (char c : text)
-    h = (h ^ static_cast<unsigned char>(c)) * 0x100000001b3ULL;
-  return std::int64_t(h >> 1);
-}
-
-/// This rank's share of the data: a point file's rows [first, last) read alone where the format
-/// allows (.npy, classic binary), else every row read and the share taken.
-DatasetPtr loadShare(const CliOptions& options, int rank, int ranks) {
-  std::vector<std::size_t> bounds;
-  auto share = [&](std::size_t rows) {
-    bounds = shareBoundaries(rows, ranks, options.rankShares);
-    for (int r = 0; r < ranks; ++r)
-      if (bounds[std::size_t(r)] == bounds[std::size_t(r) + 1])
-        throw LoadError(options.generate ? QStringLiteral("generated data")
-                                         : QFileInfo(options.input).fileName(),
-                        QStringLiteral("%1 rows make %2 block(s) of 8,192: at most that many "
-                                       "processes can share them, not %3")
-                            .arg(groupedCount(rows))
-                            .arg((rows + kShareRowMultiple - 1) / kShareRowMultiple)
-                            .arg(ranks));
-    return std::pair{bounds[std::size_t(rank)], bounds[std::size_t(rank) + 1]};
-  };
-  DatasetPtr data;
-  if (options.generate) {
-    data = generateDataset(*options.generate);
-  } else {
-    LoadOptions load;
-    load.maxValues = kCliMaxValues;
-    load.rowShare = share;
-    data = loadDataset(options.input, load);
-  }
-  if (data->isImage())
-    throw LoadError(data->displayName, QStringLiteral("a picture is clustered by one process; "
-                                                      "run kmeans-cli on it without mpirun"));
-  if (!data->weights.empty() || !data->counts.empty())
-    throw LoadError(data->displayName,
-                    QStringLiteral("weighted points are clustered by one process"));
-  if (data->fileRows != 0 || ranks == 1) return data;
-  // The reader read every row: keep this rank's.
-  const auto [first, last] = share(data->n);
-  auto mine = std::make_shared<Dataset>(*data);
-  mine->values.assign(data->values.begin() + std::ptrdiff_t(first * std::size_t(data->d)),
-                      data->values.begin() + std::ptrdiff_t(last * std::size_t(data->d)));
-  mine->groundTruth.clear();
-  mine->pointColours.clear();
-  mine->n = last - first;
-  mine->firstRow = first;
-  mine->fileRows = data->n;
-  return mine;
 }
 
 /// Rank and iteration at which the variable `name` ("rank:iteration") asks for a fault:
@@ -493,8 +412,10 @@ Finished Run::runOneStart(Engine& engine, KMeansConfig config) {
     stats.iteration += offset;
     // Each rank's own work: where shares or machines are uneven, the slow rank shows.
     if (ranks_ > 1) stats.rank_ms = collective_->allGather(std::vector<double>{stats.ms.assign_ms});
-    if (resume_ && stats.iteration == resume_->iteration) {
-      engine.snapshot(snap);
+    // The state after this iteration, once, for whichever needs it.
+    const bool rerun = resume_ && stats.iteration == resume_->iteration;
+    if (rerun || live || checkpointing) engine.snapshot(snap);
+    if (rerun) {
       if (std::memcmp(snap.centred_centroids.data(), resume_->after.data(),
                       resume_->after.size() * sizeof(float)) != 0)
         throw LoadError(QFileInfo(options_.resume).fileName(),
@@ -506,16 +427,12 @@ Finished Run::runOneStart(Engine& engine, KMeansConfig config) {
       history.push_back(stats);
     }
     if (progress) progress->iteration(stats);
-    if (live) {
-      engine.snapshot(snap);
-      live->iteration({stats, snap.centroids});
-    }
+    if (live) live->iteration({stats, snap.centroids});
     if (rank_ == killRank && stats.iteration == killIteration) std::raise(SIGKILL);
     if (rank_ == failRank && stats.iteration == failIteration)
       throw std::runtime_error("a failure for the tests (KMS_TEST_FAIL_RANK) at iteration " +
                                std::to_string(stats.iteration));
     if (checkpointing) {
-      engine.snapshot(snap);
       if (stats.iteration % options_.checkpointEvery == 0 && root() && !engine.finished()) {
         Checkpoint c;
         c.rows = rows_;

@@ -29,19 +29,24 @@ struct RunResult {
   std::string error;  ///< what the engine threw, if it did
 };
 
-RunResult runAlone(const std::vector<float>& points, int d, const KMeansConfig& config) {
-  auto engine = createCpuEngine(2);
-  engine->setData({points.data(), points.size() / std::size_t(d), d});
-  engine->initialize(config);
+/// Runs `engine` (data set) from `config` to the end.
+RunResult runToEnd(Engine& engine, const KMeansConfig& config) {
+  engine.initialize(config);
   RunResult out;
-  while (!engine->finished())
-    out.stats.push_back(engine->step());
+  while (!engine.finished())
+    out.stats.push_back(engine.step());
   Snapshot s;
-  engine->snapshot(s);
+  engine.snapshot(s);
   out.centroids = s.centroids;
   out.centred = s.centred_centroids;
   out.labels = s.labels;
   return out;
+}
+
+RunResult runAlone(const std::vector<float>& points, int d, const KMeansConfig& config) {
+  auto engine = createCpuEngine(2);
+  engine->setData({points.data(), points.size() / std::size_t(d), d});
+  return runToEnd(*engine, config);
 }
 
 /// Rank r of `bounds.size() − 1` ranks runs rows [bounds[r], bounds[r + 1]); the labels are put
@@ -60,14 +65,7 @@ RunResult runShared(const std::vector<float>& points, int d, const KMeansConfig&
         auto engine = createCpuEngine(1, world.rank(r));
         const std::size_t first = bounds[std::size_t(r)], last = bounds[std::size_t(r) + 1];
         engine->setData({points.data() + first * std::size_t(d), last - first, d});
-        engine->initialize(config);
-        while (!engine->finished())
-          out.stats.push_back(engine->step());
-        Snapshot s;
-        engine->snapshot(s);
-        out.centroids = s.centroids;
-        out.centred = s.centred_centroids;
-        out.labels = s.labels;
+        out = runToEnd(*engine, config);
       } catch (const std::exception& e) {
         out.error = e.what();
       }

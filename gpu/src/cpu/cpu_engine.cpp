@@ -401,7 +401,9 @@ IterationStats CpuEngine::step() {
   }
   // Chunk by chunk in row order, every rank's chunks in rank order: the shares hold whole chunks,
   // so this is the sum one process makes.
-  for (double v : collective_->allGather(chunk_inertia_))
+  std::vector<double> every_rank;
+  if (collective_->size() > 1) every_rank = collective_->allGather(chunk_inertia_);
+  for (double v : collective_->size() > 1 ? every_rank : chunk_inertia_)
     stats.inertia += v;
   stats.changed = total.changed;
   if (data_.counts) {  // compact data: this pass moved sums between clusters; keep the totals
