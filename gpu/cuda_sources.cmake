@@ -16,6 +16,7 @@ set(KMS_CUDA_SOURCES
   src/cuda/families/bounds_family.cu
   src/cuda/families/compact_rows.cu
   src/cuda/families/high_dim.cu
+  src/cuda/families/high_dim_tensor.cu
   src/cuda/families/planner.cu
   src/cuda/families/point_tiles.cu
   src/cuda/families/row_groups.cu

@@ -186,6 +186,20 @@ std::vector<BenchCase> benchCases(bool quick, const Photo* photo) {
       {std::to_string(2 * million) + " pts, d=128, k=1024", "mix-d128", 2 * million, 128, 1024, 0.0,
        false},
       {std::to_string(million) + " pts, d=768, k=1024", "mix-d768", million, 768, 1024, 0.0, false},
+      {std::to_string(million) + " pts, d=256, k=4096", "mix-d256", million, 256, 4096, 0.0, false},
+      // The same shapes on the FP32 tiles (CudaTuning::tensor_cores = false), for comparison.
+      {.name = std::to_string(2 * million) + " pts, d=128, k=1024, FP32 tiles (no tensor cores)",
+       .data_key = "mix-d128",
+       .n = 2 * million,
+       .d = 128,
+       .k = 1024,
+       .simt = true},
+      {.name = std::to_string(million) + " pts, d=768, k=1024, FP32 tiles (no tensor cores)",
+       .data_key = "mix-d768",
+       .n = million,
+       .d = 768,
+       .k = 1024,
+       .simt = true},
   };
   // The photo row by row (no point tiles), for the comparison in one run.
   for (const std::size_t i : {std::size_t(0), std::size_t(1), std::size_t(2)}) {

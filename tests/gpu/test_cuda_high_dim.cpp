@@ -1,4 +1,5 @@
-// High-dimensional rows (d > 64, families/high_dim.cu): trajectories against the CPU backend —
+// High-dimensional rows (d > 64: families/high_dim_tensor.cu on tensor cores, families/high_dim.cu
+// with FP32 tiles for streamed rows or without TF32): trajectories against the CPU backend —
 // labels and centroids bit for bit every iteration — on blobs and uniform data from d = 65 to
 // 1,024, with weights, 16-bit labels (k up to 5,000), and rows constructed on and just off the
 // bisector of two centroids, where the fast scores cannot tell them apart and the exact
@@ -113,6 +114,118 @@ TEST(HighDimFamily, StreamedFromHostMemoryMatchesTheCpu) {
   config.k = 20;
   config.seed = 2;
   expectSameTrajectory(DataView{p.data(), n, d}, config, 5, streamed);
+}
+
+// The tensor-core family against the FP32 family (CudaTuning::tensor_cores = false): the same
+// labels and centroids every iteration, weights included, on blobs spread so that the TF32 bound
+// settles most rows and on tight ones where many rows go to the three-term pass.
+class HighDimTensorVersusFp32 : public ::testing::TestWithParam<float> {};
+
+TEST_P(HighDimTensorVersusFp32, SameLabelsAndCentroids) {
+  KMS_REQUIRE_CUDA();
+  const int d = 136;
+  const std::size_t n = 9000;
+  const std::vector<float> p = blobPoints(n, d, 40, 91, GetParam(), 1.0f);
+  std::vector<float> w(n);
+  std::mt19937 rng(4);
+  std::uniform_real_distribution<float> weight(0.5f, 2.0f);
+  for (float& x : w)
+    x = weight(rng);
+  TestingOptions fp32;
+  fp32.cuda.tensor_cores = false;
+  auto tensor = createEngine(BackendKind::Cuda, TestingOptions{}).engine;
+  auto plain = createEngine(BackendKind::Cuda, fp32).engine;
+  const DataView view{p.data(), n, d, w.data()};
+  tensor->setData(view);
+  plain->setData(view);
+  KMeansConfig config;
+  config.k = 300;  // 16-bit labels, three centroid tiles (the last one partial)
+  config.seed = 12;
+  config.tolerance = 0;
+  tensor->initialize(config);
+  plain->initialize(config);
+  for (int t = 1; t <= 6; ++t) {
+    const IterationStats a = tensor->step(), b = plain->step();
+    EXPECT_EQ(a.changed, b.changed) << "iteration " << t;
+    EXPECT_NEAR(a.inertia, b.inertia, 1e-9 * b.inertia) << "iteration " << t;
+    Snapshot sa, sb;
+    tensor->snapshot(sa);
+    plain->snapshot(sb);
+    ASSERT_EQ(sa.labels, sb.labels) << "iteration " << t;
+    ASSERT_EQ(sa.centroids, sb.centroids) << "iteration " << t;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Spreads, HighDimTensorVersusFp32, ::testing::Values(8.0f, 0.05f),
+                         [](const ::testing::TestParamInfo<float>& info) {
+                           return info.param > 1.0f ? std::string("spread") : std::string("tight");
+                         });
+
+// Many centroids equally near (within far less than the TF32 bound) to every row: the one-term
+// pass lists every row, the three-term pass cannot settle those within its own bound either, and
+// the exact search over all k decides — the CPU's labels, ties to the lower index.
+class HighDimCrowdedTies : public ::testing::TestWithParam<int> {};
+
+TEST_P(HighDimCrowdedTies, ExactSearchDecides) {
+  KMS_REQUIRE_CUDA();
+  const int d = GetParam();
+  const int k = 160;
+  std::mt19937 rng(11 + d);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  std::vector<float> base(d);
+  for (float& v : base)
+    v = 3.0f * normal(rng);
+  // Centroids: the same point moved a few ulps in a few coordinates, some exactly equal.
+  std::vector<float> centroids(static_cast<std::size_t>(k) * d);
+  for (int j = 0; j < k; ++j)
+    for (int c = 0; c < d; ++c) {
+      float v = base[c];
+      if (c == j % d && j % 7 != 0) v = std::nextafter(v, j % 2 ? INFINITY : -INFINITY);
+      centroids[static_cast<std::size_t>(j) * d + c] = v;
+    }
+  const std::size_t n = 2048;
+  std::vector<float> p(n * d);
+  for (std::size_t i = 0; i < n; ++i)
+    for (int c = 0; c < d; ++c)
+      p[i * d + c] = base[c] + (i % 3 == 0 ? 0.0f : 0.25f * normal(rng));
+  KMeansConfig config = givenCentroids(centroids, k);
+  expectSameTrajectory(DataView{p.data(), n, d}, config, 2);
+}
+
+INSTANTIATE_TEST_SUITE_P(Dims, HighDimCrowdedTies, ::testing::Values(128, 768, 1024),
+                         [](const ::testing::TestParamInfo<int>& info) {
+                           return "d" + std::to_string(info.param);
+                         });
+
+// k = 65,535 (the engine's largest): 512 centroid tiles a row, against the FP32 family.
+TEST(HighDimTensorFamily, SixtyFiveThousandClusters) {
+  KMS_REQUIRE_CUDA();
+  const int d = 128, k = 65535;
+  const std::size_t n = 200000;
+  const std::vector<float> p = blobPoints(n, d, 4096, 3, 6.0f, 1.0f);
+  TestingOptions fp32;
+  fp32.cuda.tensor_cores = false;
+  auto tensor = createEngine(BackendKind::Cuda, TestingOptions{}).engine;
+  auto plain = createEngine(BackendKind::Cuda, fp32).engine;
+  const DataView view{p.data(), n, d};
+  tensor->setData(view);
+  plain->setData(view);
+  KMeansConfig config;
+  config.k = k;
+  config.init = InitMethod::Random;
+  config.seed = 21;
+  config.tolerance = 0;
+  tensor->initialize(config);
+  plain->initialize(config);
+  for (int t = 1; t <= 3; ++t) {
+    const IterationStats a = tensor->step(), b = plain->step();
+    EXPECT_EQ(a.changed, b.changed) << "iteration " << t;
+    Snapshot sa, sb;
+    tensor->snapshot(sa);
+    plain->snapshot(sb);
+    ASSERT_EQ(sa.labels, sb.labels) << "iteration " << t;
+    ASSERT_EQ(sa.centroids, sb.centroids) << "iteration " << t;
+  }
 }
 
 // Rows on the bisector of two centroids and a few ulps off it, in every coordinate's scale:

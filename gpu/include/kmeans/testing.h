@@ -36,8 +36,9 @@ enum class RepeatedRows {
 
 /// The CUDA engine's path switches (the defaults are what applications get).
 struct CudaTuning {
-  /// TF32 tensor cores may rank candidate centroids for d from 17 to 64 (compute capability 8.0
-  /// and later); every rank they cannot prove is re-done exactly. false: the FP32 SIMT kernel.
+  /// TF32 tensor cores may rank candidate centroids for d ≥ 17 (compute capability 8.0 and
+  /// later); every rank they cannot prove is re-done exactly. false: the FP32 SIMT kernels (for
+  /// d > 64 the high-dimensional family's FP32 tiles).
   bool tensor_cores = true;
   PointTiles point_tiles = PointTiles::Auto;
   RepeatedRows repeated_rows = RepeatedRows::Auto;

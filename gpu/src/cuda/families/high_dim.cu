@@ -248,7 +248,38 @@ __global__ void __launch_bounds__(kSumThreads)
   }
 }
 
+template <typename LabelT>
+void enqueueKeptSumsAs(const PlacedData& data, const RunBuffers& run, int sum_blocks,
+                       int result_blocks, cudaStream_t s,
+                       const unsigned long long* block_searched = nullptr) {
+  AccumulateArgs<LabelT> sums;
+  sums.points = data.points.get();
+  sums.weights = data.weightsOrNull();
+  sums.n = data.n;
+  sums.d = data.d;
+  sums.k = run.k;
+  sums.labels = reinterpret_cast<const LabelT*>(run.half(run.out_half, data.n));
+  sums.summed_labels =
+      reinterpret_cast<LabelT*>(run.half(AssignKernelsFamily::kSummedLabels, data.n));
+  sums.full = run.in_half < 0;
+  sums.coord_scale = data.coord_scale.get();
+  sums.weight_scale = exact::pow2f(data.summary.fixed.weight_exp);
+  highDimSumKernel<LabelT><<<sum_blocks, kSumThreads, 0, s>>>(sums, run.totals);
+  KMS_CHECK_LAUNCH();
+  launchReduce(nullptr, result_blocks, 0, run.totals, run.block_inertia, run.block_changed,
+               block_searched, result_blocks, run.scalars, s);
+}
+
 }  // namespace
+
+void enqueueKeptSums(const PlacedData& data, const RunBuffers& run, std::size_t label_bytes,
+                     int sum_blocks, int result_blocks, cudaStream_t stream,
+                     const unsigned long long* block_searched) {
+  withLabelBytes(label_bytes, [&](auto label_type) {
+    enqueueKeptSumsAs<decltype(label_type)>(data, run, sum_blocks, result_blocks, stream,
+                                            block_searched);
+  });
+}
 
 bool HighDimFamily::fits(const FamilyPlanInput& in) {
   return in.tuning.high_dim_rows && in.data.d > 64 && !in.data.summary.fixed.counted;
@@ -322,22 +353,7 @@ void HighDimFamily::enqueueAs(PlacedData& data, const RunBuffers& run, Part part
   KMS_CHECK_LAUNCH();
   events.after_assign.recordInGraph(s);
 
-  AccumulateArgs<LabelT> sums;
-  sums.points = a.points;
-  sums.weights = a.weights;
-  sums.n = data.n;
-  sums.d = d;
-  sums.k = k;
-  sums.labels = a.labels_out;
-  sums.summed_labels =
-      reinterpret_cast<LabelT*>(run.half(AssignKernelsFamily::kSummedLabels, data.n));
-  sums.full = run.in_half < 0;
-  sums.coord_scale = a.coord_scale;
-  sums.weight_scale = a.weight_scale;
-  highDimSumKernel<LabelT><<<plan_.sum_blocks, kSumThreads, 0, s>>>(sums, run.totals);
-  KMS_CHECK_LAUNCH();
-  launchReduce(nullptr, plan_.blocks, 0, run.totals, run.block_inertia, run.block_changed, nullptr,
-               plan_.blocks, run.scalars, s);
+  enqueueKeptSumsAs<LabelT>(data, run, plan_.sum_blocks, plan_.blocks, s);
   events.after_reduce.recordInGraph(s);
   if (part == Part::kSums) return;
   enqueueUpdateFrom(run.totals, run, part, launch);

@@ -12,6 +12,15 @@ namespace kms::cuda {
 
 struct FamilyPlanInput;
 
+/// The kept sums of the high-dimensional families: every row whose label (in label half
+/// run.out_half) changed since the sums last saw it moves from its old cluster's totals to its
+/// new one's (every row on the run's first iteration), by exact 64-bit integer atomics; then the
+/// assignment's `result_blocks` block results and the totals are reduced into the iteration's
+/// scalars (with the rows each block searched, when `block_searched` is given).
+void enqueueKeptSums(const PlacedData& data, const RunBuffers& run, std::size_t label_bytes,
+                     int sum_blocks, int result_blocks, cudaStream_t stream,
+                     const unsigned long long* block_searched = nullptr);
+
 class HighDimFamily final : public KernelFamily {
  public:
   /// Rows of d > 64 without counts (counted data keep the generic kernel), unless

@@ -3,6 +3,7 @@
 #include "cuda/families/assign_kernels.cuh"
 #include "cuda/families/compact_rows.cuh"
 #include "cuda/families/high_dim.cuh"
+#include "cuda/families/high_dim_tensor.cuh"
 #include "cuda/families/point_tiles.cuh"
 #include "cuda/families/row_groups.cuh"
 #include "cuda/families/sorted_runs.cuh"
@@ -24,12 +25,13 @@ struct Entry {
 };
 
 constexpr Entry kFamilies[] = {
-    {SortedRunsFamily::fits, make<SortedRunsFamily>},    // d = 1: no row read
-    {RowGroupsFamily::fits, make<RowGroupsFamily>},      // a photo's repeated pixels
-    {PointTilesFamily::fits, make<PointTilesFamily>},    // d ≤ 4, millions of points
-    {CompactRowsFamily::fits, make<CompactRowsFamily>},  // d ≤ 16, bounds per row
-    {WideRowsFamily::fits, make<WideRowsFamily>},        // 17 ≤ d ≤ 64, bounds per row
-    {HighDimFamily::fits, make<HighDimFamily>},          // d > 64: tiled over d, kept sums
+    {SortedRunsFamily::fits, make<SortedRunsFamily>},        // d = 1: no row read
+    {RowGroupsFamily::fits, make<RowGroupsFamily>},          // a photo's repeated pixels
+    {PointTilesFamily::fits, make<PointTilesFamily>},        // d ≤ 4, millions of points
+    {CompactRowsFamily::fits, make<CompactRowsFamily>},      // d ≤ 16, bounds per row
+    {WideRowsFamily::fits, make<WideRowsFamily>},            // 17 ≤ d ≤ 64, bounds per row
+    {HighDimTensorFamily::fits, make<HighDimTensorFamily>},  // d > 64: TF32, exact re-ranking
+    {HighDimFamily::fits, make<HighDimFamily>},  // d > 64 streamed or without TF32: FP32 tiles
 };
 
 }  // namespace

@@ -32,6 +32,15 @@ __device__ __forceinline__ void copyAsyncCommit() {
 #endif
 }
 
+/// Waits until at most N of this thread's most recent copy groups are still in flight (the
+/// older ones have landed; then a barrier publishes them to the block).
+template <int N>
+__device__ __forceinline__ void copyAsyncWaitGroup() {
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
+#endif
+}
+
 /// Waits until all of this thread's copy groups have landed (then a barrier publishes them to
 /// the block).
 __device__ __forceinline__ void copyAsyncWaitAll() {

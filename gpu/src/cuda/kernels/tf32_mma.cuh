@@ -44,4 +44,21 @@ __device__ __forceinline__ uint4 loadShared16(const uint4* p) {
   return v;
 }
 
+/// Four 8 × 4 tiles of 32-bit words from shared memory (ldmatrix .x4 of 8 × 8 b16 tiles, which
+/// is the same bytes): lane l gives the address of row l % 8 of tile l / 8 (16-byte aligned), and
+/// lane (g, t) = 4g + t receives word t of row g of each tile — the m16n8k8 .tf32 fragment order,
+/// so one instruction loads an A quad or the B pairs of two n-tiles.
+__device__ __forceinline__ uint4 loadMatrixX4(const void* row_address) {
+  uint4 v;
+  const unsigned address = static_cast<unsigned>(__cvta_generic_to_shared(row_address));
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 750
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+               : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+               : "r"(address));
+#else
+  __trap();
+#endif
+  return v;
+}
+
 }  // namespace kms::cuda
