@@ -11,7 +11,7 @@
 namespace kms::cuda {
 namespace {
 
-constexpr int kFastTiles = 4;   // m-tiles a warp in the one-term pass: 128 rows a block
+constexpr int kFastTiles = 2;   // m-tiles a warp in the one-term pass: 128 rows a block
 constexpr int kSplitTiles = 2;  // and in the three-term pass: 64 rows a block
 
 /// Sets the kernel's dynamic shared memory and returns its blocks a multiprocessor.

@@ -47,6 +47,12 @@ __host__ __device__ constexpr int hdBlockRows(int MT) {
   return 32 * MT;
 }
 
+/// Blocks a multiprocessor the kernel is compiled for: two where the one-term pass takes 64 rows
+/// a block (its registers then fit 128 a thread).
+__host__ __device__ constexpr int hdMinBlocks(int MT, bool split) {
+  return !split && MT <= 2 ? 2 : 1;
+}
+
 /// Shared memory of the kernel: three stages of BM row slices and 128 centroid slices.
 __host__ __device__ constexpr std::size_t hdSharedBytes(int MT) {
   return 3u * static_cast<std::size_t>(hdBlockRows(MT) + kHdCentroids) * kHdPitch * sizeof(float);
@@ -204,7 +210,7 @@ __device__ __forceinline__ float exactRowDistance(const float* __restrict__ x,
 /// a warp (4 for the one-term pass, 2 for the three-term pass, whose split operands and per-slice
 /// sums take twice the registers).
 template <int MT, bool kSplit, typename LabelT>
-__global__ void __launch_bounds__(kHdThreads, 1)
+__global__ void __launch_bounds__(kHdThreads, hdMinBlocks(MT, kSplit))
     highDimTensorKernel(AssignArgs<LabelT> a, HighDimTensorExtra x) {
   constexpr int BM = hdBlockRows(MT);
   constexpr int kStage = (BM + kHdCentroids) * kHdPitch;  // floats a stage
