@@ -141,19 +141,7 @@ TEST_P(HighDimTensorVersusFp32, SameLabelsAndCentroids) {
   KMeansConfig config;
   config.k = 300;  // 16-bit labels, three centroid tiles (the last one partial)
   config.seed = 12;
-  config.tolerance = 0;
-  tensor->initialize(config);
-  plain->initialize(config);
-  for (int t = 1; t <= 6; ++t) {
-    const IterationStats a = tensor->step(), b = plain->step();
-    EXPECT_EQ(a.changed, b.changed) << "iteration " << t;
-    EXPECT_NEAR(a.inertia, b.inertia, 1e-9 * b.inertia) << "iteration " << t;
-    Snapshot sa, sb;
-    tensor->snapshot(sa);
-    plain->snapshot(sb);
-    ASSERT_EQ(sa.labels, sb.labels) << "iteration " << t;
-    ASSERT_EQ(sa.centroids, sb.centroids) << "iteration " << t;
-  }
+  expectSameEngineRun(*tensor, *plain, config, 6, 4);
 }
 
 INSTANTIATE_TEST_SUITE_P(Spreads, HighDimTensorVersusFp32, ::testing::Values(8.0f, 0.05f),
@@ -214,18 +202,7 @@ TEST(HighDimTensorFamily, SixtyFiveThousandClusters) {
   config.k = k;
   config.init = InitMethod::Random;
   config.seed = 21;
-  config.tolerance = 0;
-  tensor->initialize(config);
-  plain->initialize(config);
-  for (int t = 1; t <= 3; ++t) {
-    const IterationStats a = tensor->step(), b = plain->step();
-    EXPECT_EQ(a.changed, b.changed) << "iteration " << t;
-    Snapshot sa, sb;
-    tensor->snapshot(sa);
-    plain->snapshot(sb);
-    ASSERT_EQ(sa.labels, sb.labels) << "iteration " << t;
-    ASSERT_EQ(sa.centroids, sb.centroids) << "iteration " << t;
-  }
+  expectSameEngineRun(*tensor, *plain, config, 3, 2);
 }
 
 // Rows on the bisector of two centroids and a few ulps off it, in every coordinate's scale:

@@ -264,6 +264,34 @@ __device__ int exactNearestListed(const float (&x)[D], const float* rows,
   return best;
 }
 
+/// The exact nearest of k centroids to one row, searched by the whole warp: lane l takes
+/// centroids l, l + 32, …, `distanceTo(j)` giving the CPU's exact distance, then the lanes merge
+/// (ties to the lower index). Every lane returns exactNearest's answer: the label (centroid 0
+/// when none is below ∞) and its distance.
+template <typename Distance>
+__device__ __forceinline__ int warpExactNearest(int k, Distance distanceTo, float& distance) {
+  const int lane = static_cast<int>(threadIdx.x) & 31;
+  float best = INFINITY;
+  int best_j = k;  // none below ∞ yet
+  for (int j = lane; j < k; j += 32) {
+    const float s = distanceTo(j);
+    if (s < best) {
+      best = s;
+      best_j = j;
+    }
+  }
+  for (int offset = 16; offset > 0; offset >>= 1) {
+    const float other = __shfl_xor_sync(kFullWarp, best, offset);
+    const int other_j = __shfl_xor_sync(kFullWarp, best_j, offset);
+    if (other < best || (other == best && other_j < best_j)) {
+      best = other;
+      best_j = other_j;
+    }
+  }
+  distance = best;
+  return best_j == k ? 0 : best_j;
+}
+
 /// Block-wide totals of inertia and changed count, written to this block's slot.
 template <int THREADS>
 __device__ void writeBlockScalars(double inertia, unsigned long long changed, double* block_inertia,

@@ -410,24 +410,10 @@ __global__ void __launch_bounds__(kTensorThreads, 2)
       searched &= searched - 1;
       const float* src_row = xs + pointOf((src >> 2) & 3, src & 3) * R;
       float best = INFINITY;
-      int best_j = k;  // none below ∞ yet
-      for (int j = lane; j < k; j += 32) {
-        const float s = exactTo(src_row, j);
-        if (s < best) {
-          best = s;
-          best_j = j;
-        }
-      }
-      for (int offset = 16; offset > 0; offset >>= 1) {
-        const float other = __shfl_xor_sync(kFullWarp, best, offset);
-        const int other_j = __shfl_xor_sync(kFullWarp, best_j, offset);
-        if (other < best || (other == best && other_j < best_j)) {
-          best = other;
-          best_j = other_j;
-        }
-      }
-      if (lane == src) {  // exactNearest's answer; none below ∞: centroid 0 at ∞
-        label = best_j == k ? 0 : best_j;
+      const int best_j = warpExactNearest(
+          k, [&](int j) { return exactTo(src_row, j); }, best);
+      if (lane == src) {
+        label = best_j;
         dist = best;
       }
     }

@@ -491,25 +491,15 @@ __global__ void __launch_bounds__(kHdThreads, hdMinBlocks(MT, kSplit))
           const unsigned r = __shfl_sync(kFullWarp, row, src);
           const float* xr = a.points + static_cast<std::size_t>(r) * d;
           float best = INFINITY;
-          int best_j = k;  // none below ∞ yet
-          for (int j = lane; j < k; j += 32) {
-            const float s =
-                exactRowDistance(xr, a.centroids + static_cast<std::size_t>(j) * d, d, aligned);
-            if (s < best) {
-              best = s;
-              best_j = j;
-            }
-          }
-          for (int offset = 16; offset > 0; offset >>= 1) {
-            const float other = __shfl_xor_sync(kFullWarp, best, offset);
-            const int other_j = __shfl_xor_sync(kFullWarp, best_j, offset);
-            if (other < best || (other == best && other_j < best_j)) {
-              best = other;
-              best_j = other_j;
-            }
-          }
-          if (lane == src) {  // exactNearest's answer; none below ∞: centroid 0 at ∞
-            label = best_j == k ? 0 : best_j;
+          const int best_j = warpExactNearest(
+              k,
+              [&](int j) {
+                return exactRowDistance(xr, a.centroids + static_cast<std::size_t>(j) * d, d,
+                                        aligned);
+              },
+              best);
+          if (lane == src) {
+            label = best_j;
             dist = best;
           }
         }
