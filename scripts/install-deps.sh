@@ -3,7 +3,9 @@
 # Only missing packages are installed, so a second run costs a dpkg query and nothing else.
 #
 #   scripts/install-deps.sh          # everything (GUI, tests, loaders, fuzzing with clang,
-#                                    # checking the package's desktop entry and metadata)
+#                                    # checking the package's desktop entry and metadata, the
+#                                    # Python package with pybind11 and its tests: pytest and
+#                                    # scikit-learn's estimator checks)
 #   scripts/install-deps.sh --peers  # and the peers the measurement scripts compare with
 #                                    # (scikit-learn, Pillow, pngquant: scripts/quality,
 #                                    # cpu_vs_sklearn.py)
@@ -16,7 +18,7 @@ packages=(
   qt6-base-dev libqt6opengl6-dev qt6-charts-dev qt6-declarative-dev
   qt6-datavisualization-dev libqcustomplot-dev qt6-image-formats-plugins
   libgl-dev libegl-dev libxkbcommon-dev libassimp-dev libgtest-dev zlib1g-dev
-  libopenmpi-dev openmpi-bin python3-numpy
+  libopenmpi-dev openmpi-bin python3-numpy pybind11-dev python3-dev python3-pytest python3-sklearn
   xvfb xauth x11-apps fonts-dejavu-core
   clang desktop-file-utils appstream
 )

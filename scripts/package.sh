@@ -53,6 +53,20 @@ for program in kmeans-studio kmeans-cli kmeans-bench; do
   echo "$program --version: $version"
   grep -q "0\.\|[0-9]\." <<< "$version" || fail "$program --version printed '$version'"
 done
+# The Python package, when the build made it: importable from the unpacked tree, its module
+# loading the packaged engine.
+if [ -d build/python/kmeans_studio ]; then
+  python_dir="$unpacked/usr/lib/python3/dist-packages"
+  [ -f "$python_dir/kmeans_studio/__init__.py" ] || fail "missing the Python package kmeans_studio"
+  PYTHONPATH="$python_dir" /usr/bin/python3 -c "
+import numpy as np, kmeans_studio
+m = kmeans_studio.KMeans(3, random_state=1, backend='cpu').fit(np.arange(40, dtype=np.float32).reshape(20, 2))
+print('python3 -c \"import kmeans_studio\": version', kmeans_studio.__version__, 'labels', m.labels_[:6])
+" || fail "the packaged Python package does not import and fit"
+  loaded=$(ldd "$python_dir"/kmeans_studio/_engine*.so | awk '/libkmeans_engine\.so =>/ {print $3}')
+  [ "$(realpath "$loaded")" = "$(realpath "$unpacked/$engine")" ] ||
+    fail "the Python module does not load the packaged engine (it loads '$loaded')"
+fi
 desktop-file-validate "$unpacked/usr/share/applications/$app.desktop"
 appstreamcli validate --no-net "$unpacked/usr/share/metainfo/$app.metainfo.xml"
 gzip -t "$unpacked/usr/share/man/man1/kmeans-cli.1.gz"

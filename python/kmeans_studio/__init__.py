@@ -1,0 +1,204 @@
+"""KMeans Studio from Python: exact Lloyd k-means with scikit-learn's estimator API.
+
+The engine is KMeans Studio's own (the one kmeans-cli and the window run): labels identical on the
+CPU and on CUDA GPUs, centroids bit for bit, the best of several starts, greedy k-means++ seeding.
+The same data, settings and seed give the same labels and centroids as
+``kmeans-cli FILE -k K --seed S --restarts N``.
+
+    >>> import numpy as np, kmeans_studio
+    >>> X = np.random.default_rng(0).normal(size=(10_000, 2)).astype(np.float32)
+    >>> model = kmeans_studio.KMeans(n_clusters=8, random_state=1).fit(X)
+    >>> model.labels_[:5], model.cluster_centers_.shape, model.history_[-1]["changed"]
+"""
+import numbers
+
+import numpy as np
+
+from . import _engine
+
+try:  # scikit-learn's base classes and checks when it is installed (the estimator API either way)
+    from sklearn.base import BaseEstimator, ClusterMixin, TransformerMixin
+    from sklearn.utils import check_random_state
+    from sklearn.utils.validation import _check_sample_weight, check_is_fitted
+
+    try:
+        from sklearn.utils.validation import validate_data as _validate_data
+    except ImportError:  # scikit-learn before 1.6
+
+        def _validate_data(estimator, X, reset=True, **kwargs):
+            return estimator._validate_data(X, reset=reset, **kwargs)
+
+except ImportError:  # pragma: no cover - exercised only without scikit-learn
+    from ._sklearn_free import (  # noqa: F401
+        BaseEstimator,
+        ClusterMixin,
+        TransformerMixin,
+        _check_sample_weight,
+        _validate_data,
+        check_is_fitted,
+        check_random_state,
+    )
+
+__all__ = ["KMeans"]
+__version__ = "0.1.0"
+
+_INITS = ("greedy-k-means++", "k-means++", "random")
+
+
+class KMeans(ClusterMixin, TransformerMixin, BaseEstimator):
+    """Exact k-means (Lloyd's algorithm) on KMeans Studio's engine.
+
+    Parameters
+    ----------
+    n_clusters : int, default 8
+        Number of clusters, 1 to 65,535.
+    init : {"greedy-k-means++", "k-means++", "random"} or array of shape (n_clusters, n_features)
+        How each start chooses its first centroids. Greedy k-means++ (the default, as in
+        scikit-learn) draws 2 + ⌊ln k⌋ candidates per centroid and keeps the best.
+    n_init : int, default 1
+        Starts (seeds S, S + 1, …); the lowest inertia wins, ties to the earlier start. On a GPU
+        several run at once.
+    max_iter : int, default 300
+        Most Lloyd iterations of a start.
+    tol : float, default 1e-4
+        A start has converged after an iteration in which no point changed cluster, fewer than
+        this share of the points did, or the largest centroid move fell below ``tol`` times the
+        data's largest per-feature range.
+    random_state : int, RandomState or None
+        The seed S. None draws one from NumPy's global generator.
+    empty_clusters : {"reseed", "keep"}, default "reseed"
+        A cluster left empty jumps to the farthest point, or keeps its centroid.
+    backend : {"auto", "cuda", "cpu"}, default "auto"
+        "auto" uses a CUDA GPU when there is one. Every backend gives the same result.
+    devices : str or None
+        GPUs for one run: "0,1" or "all" (rows sharded, sums all-reduced, the same result).
+    n_threads : int, default 0
+        CPU backend threads (0: all).
+
+    Attributes
+    ----------
+    cluster_centers_ : ndarray (n_clusters, n_features), float32
+    labels_ : ndarray (n_samples,), int32 — every row's nearest final centroid
+    inertia_ : float — Σ weight · squared distance to the assigned centroid
+    n_iter_ : int — iterations of the best start
+    n_features_in_ : int
+    history_ : list of dict — per iteration of the best start: inertia, changed, max_shift,
+        empty_clusters, ms
+    starts_ : list of dict — every start's seed, inertia, iterations and whether it converged
+    backend_ : str — "cuda" or "cpu", what ran
+    """
+
+    def __init__(
+        self,
+        n_clusters=8,
+        *,
+        init="greedy-k-means++",
+        n_init=1,
+        max_iter=300,
+        tol=1e-4,
+        random_state=None,
+        empty_clusters="reseed",
+        backend="auto",
+        devices=None,
+        n_threads=0,
+    ):
+        self.n_clusters = n_clusters
+        self.init = init
+        self.n_init = n_init
+        self.max_iter = max_iter
+        self.tol = tol
+        self.random_state = random_state
+        self.empty_clusters = empty_clusters
+        self.backend = backend
+        self.devices = devices
+        self.n_threads = n_threads
+
+    def _more_tags(self):
+        # As scikit-learn's own KMeans: zero weights leave rows in the data's bounding box (the
+        # engine's frame) and in the row order the seeding draws from, so the starts differ.
+        return {"_xfail_checks": {"check_sample_weights_invariance":
+                                  "zero sample_weight is not equivalent to removing samples"}}
+
+    # -- helpers -----------------------------------------------------------------------------
+    def _rows(self, X, reset):
+        X = _validate_data(self, X, reset=reset, dtype=[np.float32, np.float64], order="C")
+        # float32 C-contiguous arrays reach the engine as they are; others are converted once.
+        return np.ascontiguousarray(X, dtype=np.float32)
+
+    def _seed(self):
+        if isinstance(self.random_state, numbers.Integral):
+            return int(self.random_state) % (1 << 64)
+        return int(check_random_state(self.random_state).randint(0, np.iinfo(np.int32).max))
+
+    def _settings(self):
+        for name, value, low in (("n_clusters", self.n_clusters, 1), ("n_init", self.n_init, 1),
+                                 ("max_iter", self.max_iter, 1)):
+            if not isinstance(value, numbers.Integral) or value < low:
+                raise ValueError(f"{name} must be an integer of at least {low}, got {value!r}")
+        if not isinstance(self.tol, numbers.Real) or not self.tol >= 0:
+            raise ValueError(f"tol must be a number of at least 0, got {self.tol!r}")
+        return dict(backend=self.backend, devices=self.devices or "", threads=int(self.n_threads))
+
+    # -- the estimator -----------------------------------------------------------------------
+    def fit(self, X, y=None, sample_weight=None):
+        """Clusters X (n_samples × n_features) from ``n_init`` starts; keeps the best."""
+        settings = self._settings()
+        X = self._rows(X, reset=True)
+        n, k = X.shape[0], int(self.n_clusters)
+        if n < k:
+            raise ValueError(f"n_samples={n} should be >= n_clusters={k}.")
+        weights = None
+        if sample_weight is not None:
+            weights = np.ascontiguousarray(_check_sample_weight(sample_weight, X, dtype=np.float32))
+        given = None
+        init = self.init
+        if not isinstance(init, str):
+            given = np.ascontiguousarray(np.asarray(init, dtype=np.float32))
+            if given.shape != (k, X.shape[1]):
+                raise ValueError(f"init has shape {given.shape}; it must be ({k}, {X.shape[1]})")
+            if self.n_init != 1:
+                raise ValueError("an init array gives one start: n_init must be 1")
+            init = "given"
+        elif init not in _INITS:
+            raise ValueError(f"init must be one of {_INITS} or an array, not {init!r}")
+        r = _engine.fit(X, weights, k, init.replace("k-means", "kmeans"), given,
+                        int(self.n_init), int(self.max_iter), float(self.tol), self._seed(),
+                        self.empty_clusters, settings["backend"], settings["devices"],
+                        settings["threads"])
+        self.cluster_centers_ = r["centroids"]
+        self.labels_ = r["labels"]
+        self.inertia_ = float(r["inertia"])
+        self.n_iter_ = int(r["n_iter"])
+        self.history_ = list(r["history"])
+        self.starts_ = list(r["starts"])
+        self.backend_ = r["backend"]
+        self._centred = r["centred_centroids"]
+        self._frame = _engine.frame_of(X)
+        return self
+
+    def predict(self, X):
+        """Each row's nearest centroid (ties to the lower index). On the data of ``fit``: ``labels_``."""
+        check_is_fitted(self)
+        X = self._rows(X, reset=False)
+        s = self._settings()
+        return _engine.predict(X, self.cluster_centers_, self._centred, self._frame,
+                               s["backend"], s["devices"], s["threads"])
+
+    def transform(self, X):
+        """Distances from each row to every centroid, (n_samples, n_clusters), float64."""
+        check_is_fitted(self)
+        X = np.asarray(self._rows(X, reset=False), dtype=np.float64)
+        c = self.cluster_centers_.astype(np.float64)
+        d2 = (X * X).sum(1)[:, None] - 2.0 * X @ c.T + (c * c).sum(1)[None, :]
+        return np.sqrt(np.maximum(d2, 0.0))
+
+    def score(self, X, y=None, sample_weight=None):
+        """Minus the inertia of X under the fitted centroids (higher is better)."""
+        check_is_fitted(self)
+        labels = self.predict(X)
+        X = np.asarray(self._rows(X, reset=False), dtype=np.float64)
+        diff = X - self.cluster_centers_.astype(np.float64)[labels]
+        d2 = (diff * diff).sum(1)
+        if sample_weight is not None:
+            d2 = d2 * _check_sample_weight(sample_weight, X, dtype=np.float64)
+        return -float(d2.sum())

@@ -1,0 +1,275 @@
+// kmeans_studio._engine: the engine (gpu/, no Qt) for Python. One call runs a whole fit — the
+// starts of a best-of-N run through Engine::runStarts, the best start's labels by Engine::assign —
+// exactly as kmeans-cli does, so the same data, settings and seed give the same labels and
+// centroids bit for bit. NumPy float32 C-contiguous arrays are read in place (no copy); the GIL is
+// released while the engine runs, and Ctrl+C stops the run (KeyboardInterrupt) within a fraction
+// of a second: SIGINT raises the engine's interrupt flag meanwhile.
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <algorithm>
+#include <atomic>
+#include <csignal>
+#include <cstdint>
+#include <exception>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "kmeans/backend.h"
+#include "kmeans/config.h"
+#include "kmeans/data.h"
+#include "kmeans/engine.h"
+#include "kmeans/errors.h"
+#include "kmeans/starts.h"
+
+namespace py = pybind11;
+
+namespace {
+
+using FloatArray = py::array_t<float, py::array::c_style | py::array::forcecast>;
+
+/// The flag Ctrl+C raises while a fit runs (one fit at a time holds SIGINT; a fit started while
+/// another holds it is not interruptible).
+std::atomic<std::atomic<bool>*> sigint_flag{nullptr};
+
+extern "C" void raiseInterruptFlag(int) {
+  if (std::atomic<bool>* flag = sigint_flag.load()) flag->store(true);
+}
+
+/// While alive, SIGINT (Ctrl+C) raises `flag` instead of reaching Python's handler, which could
+/// not run until the engine returned; the engine polls the flag between chunks of work.
+class SigintToFlag {
+ public:
+  explicit SigintToFlag(std::atomic<bool>& flag) : flag_(flag) {
+    std::atomic<bool>* none = nullptr;
+    if (!sigint_flag.compare_exchange_strong(none, &flag)) return;
+    struct sigaction action {};
+    action.sa_handler = raiseInterruptFlag;
+    sigemptyset(&action.sa_mask);
+    held_ = sigaction(SIGINT, &action, &previous_) == 0;
+    if (!held_) sigint_flag.store(nullptr);
+  }
+  ~SigintToFlag() {
+    if (!held_) return;
+    sigaction(SIGINT, &previous_, nullptr);
+    sigint_flag.store(nullptr);
+  }
+  SigintToFlag(const SigintToFlag&) = delete;
+  SigintToFlag& operator=(const SigintToFlag&) = delete;
+  bool fired() const { return held_ && flag_.load(); }
+
+ private:
+  std::atomic<bool>& flag_;
+  struct sigaction previous_ {};
+  bool held_ = false;
+};
+
+/// Runs `work` on this thread with the GIL released; Ctrl+C meanwhile stops it (the engine sees
+/// `interrupt` raised and throws Interrupted) and raises KeyboardInterrupt here. The engine runs
+/// on the calling thread: a worker thread beside a waiting one made the CPU backend's runs on two
+/// cores up to twice as slow and uneven.
+template <typename Work>
+void runInterruptibly(std::atomic<bool>& interrupt, Work&& work) {
+  const SigintToFlag sigint(interrupt);
+  std::exception_ptr failure;
+  {
+    py::gil_scoped_release release;
+    try {
+      work();
+    } catch (...) {
+      failure = std::current_exception();
+    }
+  }
+  if (sigint.fired()) {
+    PyErr_SetNone(PyExc_KeyboardInterrupt);
+    throw py::error_already_set();
+  }
+  if (failure) std::rethrow_exception(failure);
+}
+
+kms::BackendKind backendOf(const std::string& name) {
+  if (name == "auto") return kms::BackendKind::Auto;
+  if (name == "cpu") return kms::BackendKind::Cpu;
+  if (name == "cuda") return kms::BackendKind::Cuda;
+  throw py::value_error("backend must be 'auto', 'cuda' or 'cpu', not '" + name + "'");
+}
+
+kms::EngineOptions optionsOf(const std::string& devices, int threads) {
+  kms::EngineOptions options;
+  options.cpu_threads = threads;
+  if (!devices.empty()) {
+    const std::string error = kms::parseDeviceList(devices, options);
+    if (!error.empty()) throw py::value_error(error);
+  }
+  return options;
+}
+
+kms::DataView viewOf(const FloatArray& x, const FloatArray* weights) {
+  if (x.ndim() != 2) throw py::value_error("X must be a 2-D array (n_samples, n_features)");
+  kms::DataView view{x.data(), static_cast<std::size_t>(x.shape(0)), static_cast<int>(x.shape(1))};
+  if (weights != nullptr) {
+    if (weights->ndim() != 1 || weights->shape(0) != x.shape(0))
+      throw py::value_error("sample_weight must hold one value per row of X");
+    view.weights = weights->data();
+  }
+  return view;
+}
+
+py::array_t<float> matrix(const std::vector<float>& values, std::size_t rows, int columns) {
+  py::array_t<float> out({static_cast<py::ssize_t>(rows), static_cast<py::ssize_t>(columns)});
+  std::copy(values.begin(), values.end(), out.mutable_data());
+  return out;
+}
+
+/// One fit: every start's outcome, the best one's labels (its centroids' nearest, as kmeans-cli
+/// writes them) and per-iteration history.
+py::dict fit(const FloatArray& x, std::optional<FloatArray> weights, int k, const std::string& init,
+             std::optional<FloatArray> initial_centroids, int n_init, int max_iter, double tol,
+             std::uint64_t seed, const std::string& empty_clusters, const std::string& backend,
+             const std::string& devices, int threads) {
+  const kms::DataView view = viewOf(x, weights ? &*weights : nullptr);
+  kms::KMeansConfig config;
+  config.k = k;
+  config.max_iterations = max_iter;
+  config.tolerance = tol;
+  config.seed = seed;
+  if (initial_centroids) {
+    config.init = kms::InitMethod::Given;
+    const FloatArray& c = *initial_centroids;
+    config.initial_centroids.assign(c.data(), c.data() + c.size());
+  } else {
+    const auto method = kms::parseInitMethod(init);
+    if (!method || *method == kms::InitMethod::Given)
+      throw py::value_error("init must be 'greedy-k-means++', 'k-means++', 'random' or an array");
+    config.init = *method;
+  }
+  const auto policy = kms::parseEmptyClusterPolicy(empty_clusters);
+  if (!policy) throw py::value_error("empty_clusters must be 'reseed' or 'keep'");
+  config.empty_clusters = *policy;
+  if (n_init < 1) throw py::value_error("n_init must be at least 1");
+
+  std::atomic<bool> interrupt{false};
+  kms::CreatedEngine created;
+  std::vector<kms::StartOutcome> outcomes;
+  std::vector<std::int32_t> labels;
+  int best = -1;
+  std::string device;
+  runInterruptibly(interrupt, [&] {
+    created = kms::createEngine(backendOf(backend), optionsOf(devices, threads));
+    kms::Engine& engine = *created.engine;
+    engine.setInterruptFlag(&interrupt);
+    engine.setData(view);
+    std::vector<int> starts(static_cast<std::size_t>(n_init));
+    for (int s = 0; s < n_init; ++s)
+      starts[static_cast<std::size_t>(s)] = s;
+    outcomes = engine.runStarts(config, starts,
+                                [&](const kms::StartOutcome&) { return !interrupt.load(); });
+    best = kms::bestOutcome(outcomes);
+    engine.assign(outcomes[static_cast<std::size_t>(best)].centred_centroids, labels);
+    device = engine.info().device;
+  });
+
+  const kms::StartOutcome& chosen = outcomes[static_cast<std::size_t>(best)];
+  py::array_t<std::int32_t> label_array(static_cast<py::ssize_t>(labels.size()));
+  std::copy(labels.begin(), labels.end(), label_array.mutable_data());
+  py::list history, starts;
+  for (const kms::IterationStats& s : chosen.iterations) {
+    py::dict it;
+    it["iteration"] = s.iteration;
+    it["inertia"] = s.inertia;
+    it["changed"] = s.changed;
+    it["max_shift"] = s.max_shift;
+    it["empty_clusters"] = s.empty_clusters;
+    it["ms"] = s.ms.computeMs();
+    history.append(it);
+  }
+  for (const kms::StartOutcome& o : outcomes) {
+    py::dict start;
+    start["seed"] = o.seed;
+    start["inertia"] = o.inertia();
+    start["iterations"] = o.iterations.size();
+    start["converged"] = o.converged;
+    starts.append(start);
+  }
+  py::dict result;
+  result["labels"] = label_array;
+  result["centroids"] = matrix(chosen.centroids, static_cast<std::size_t>(k), view.d);
+  result["centred_centroids"] =
+      matrix(chosen.centred_centroids, static_cast<std::size_t>(k), view.d);
+  result["inertia"] = chosen.inertia();
+  result["n_iter"] = static_cast<int>(chosen.iterations.size());
+  result["converged"] = chosen.converged;
+  result["best_start"] = best;
+  result["history"] = history;
+  result["starts"] = starts;
+  result["backend"] = created.kind == kms::BackendKind::Cuda ? "cuda" : "cpu";
+  result["device"] = device;
+  result["note"] = created.note;
+  return result;
+}
+
+/// Each row's nearest of the centroids (ties to the lower index): Engine::assign on these data.
+/// `centred` (from a fit on data with the same frame) is used as is; otherwise the centroids in
+/// data units are moved into this data's frame.
+py::array_t<std::int32_t> predict(const FloatArray& x, const FloatArray& centroids,
+                                  std::optional<FloatArray> centred,
+                                  std::optional<FloatArray> fit_mid, const std::string& backend,
+                                  const std::string& devices, int threads) {
+  const kms::DataView view = viewOf(x, nullptr);
+  if (centroids.ndim() != 2 || centroids.shape(1) != view.d)
+    throw py::value_error("the centroids must have as many columns as X");
+  std::atomic<bool> interrupt{false};
+  std::vector<std::int32_t> labels;
+  runInterruptibly(interrupt, [&] {
+    const kms::DataSummary summary = kms::summarizeData(view);
+    std::vector<float> frame(centroids.data(), centroids.data() + centroids.size());
+    const bool same_frame = centred && fit_mid &&
+                            fit_mid->size() == static_cast<py::ssize_t>(summary.mid.size()) &&
+                            std::equal(summary.mid.begin(), summary.mid.end(), fit_mid->data());
+    if (same_frame) {
+      frame.assign(centred->data(), centred->data() + centred->size());
+    } else {
+      for (std::size_t i = 0; i < frame.size(); ++i)
+        frame[i] -= summary.mid[i % static_cast<std::size_t>(view.d)];
+    }
+    auto engine = kms::createEngine(backendOf(backend), optionsOf(devices, threads)).engine;
+    engine->setInterruptFlag(&interrupt);
+    engine->setData(view);
+    engine->assign(frame, labels);
+  });
+  py::array_t<std::int32_t> out(static_cast<py::ssize_t>(labels.size()));
+  std::copy(labels.begin(), labels.end(), out.mutable_data());
+  return out;
+}
+
+/// The midpoint of the data's bounding box: the frame the engine centres these data on.
+py::array_t<float> frameOf(const FloatArray& x) {
+  const kms::DataSummary summary = kms::summarizeData(viewOf(x, nullptr));
+  py::array_t<float> out(static_cast<py::ssize_t>(summary.mid.size()));
+  std::copy(summary.mid.begin(), summary.mid.end(), out.mutable_data());
+  return out;
+}
+
+}  // namespace
+
+PYBIND11_MODULE(_engine, m) {
+  m.doc() = "KMeans Studio's exact k-means engine (CPU and CUDA backends)";
+  // Translators are tried newest first: the base class first, so that the subclasses win.
+  py::register_exception<kms::Error>(m, "EngineError", PyExc_RuntimeError);
+  py::register_exception<kms::InvalidArgument>(m, "InvalidArgument", PyExc_ValueError);
+  py::register_exception<kms::Interrupted>(m, "Interrupted", PyExc_KeyboardInterrupt);
+  m.def("fit", &fit, py::arg("x"), py::arg("weights"), py::arg("k"), py::arg("init"),
+        py::arg("initial_centroids"), py::arg("n_init"), py::arg("max_iter"), py::arg("tol"),
+        py::arg("seed"), py::arg("empty_clusters"), py::arg("backend"), py::arg("devices"),
+        py::arg("threads"));
+  m.def("predict", &predict, py::arg("x"), py::arg("centroids"), py::arg("centred"),
+        py::arg("fit_mid"), py::arg("backend"), py::arg("devices"), py::arg("threads"));
+  m.def("frame_of", &frameOf, py::arg("x"));
+  m.def(
+      "data_address",
+      [](const FloatArray& x) { return reinterpret_cast<std::uintptr_t>(x.data()); },
+      "The address the engine reads X at (equal to X's own for float32 C-contiguous arrays: no "
+      "copy).");
+}

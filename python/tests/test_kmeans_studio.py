@@ -1,0 +1,152 @@
+"""kmeans_studio against kmeans-cli, scikit-learn's estimator checks, copies, cancellation.
+
+Run by CTest (python_package) with the built package on PYTHONPATH and KMS_CLI naming kmeans-cli.
+"""
+import os
+import signal
+import subprocess
+import threading
+import time
+import unittest
+
+import numpy as np
+import pytest
+
+import kmeans_studio
+from kmeans_studio import KMeans, _engine
+
+
+def blobs(n, d, groups, seed):
+    rng = np.random.default_rng(seed)
+    centres = rng.uniform(0.0, 10.0, (groups, d))
+    return (centres[rng.integers(0, groups, n)] + rng.normal(0.0, 0.6, (n, d))).astype(np.float32)
+
+
+def read_cli_outputs(labels_csv, centroids_csv):
+    labels = np.loadtxt(labels_csv, delimiter=",", skiprows=1, dtype=np.int64)[:, 1]
+    with open(centroids_csv) as f:
+        header = f.readline()
+        rows = [line.strip().split(",") for line in f if line.strip()]
+    assert header.startswith("cluster")
+    centroids = np.array([[np.float32(v) for v in row[1:-1]] for row in rows], dtype=np.float32)
+    return labels, centroids
+
+
+@pytest.mark.parametrize("n_init, init", [(1, "greedy-k-means++"), (3, "k-means++"), (2, "random")])
+def test_equals_kmeans_cli_bit_for_bit(tmp_path, n_init, init):
+    cli = os.environ.get("KMS_CLI")
+    if not cli:
+        pytest.skip("KMS_CLI (kmeans-cli) not given")
+    X = blobs(30000, 5, 12, 4)
+    np.save(tmp_path / "x.npy", X)
+    cli_init = init.replace("k-means", "kmeans")
+    subprocess.run([cli, str(tmp_path / "x.npy"), "-k", "12", "--seed", "7", "--restarts",
+                    str(n_init), "--init", cli_init, "--backend", "cpu", "--out-labels",
+                    str(tmp_path / "l.csv"), "--out-centroids", str(tmp_path / "c.csv"), "-q"],
+                   check=True)
+    labels, centroids = read_cli_outputs(tmp_path / "l.csv", tmp_path / "c.csv")
+    model = KMeans(12, init=init, n_init=n_init, random_state=7, backend="cpu").fit(X)
+    assert np.array_equal(model.labels_, labels)
+    assert model.cluster_centers_.dtype == np.float32
+    assert np.array_equal(model.cluster_centers_.view(np.uint32), centroids.view(np.uint32))
+    assert len(model.starts_) == n_init
+    assert model.n_iter_ == len(model.history_)
+    assert model.inertia_ == pytest.approx(model.history_[-1]["inertia"])
+
+
+def test_predict_transform_score():
+    X = blobs(5000, 3, 6, 1)
+    model = KMeans(6, random_state=0, backend="cpu").fit(X)
+    assert np.array_equal(model.predict(X), model.labels_)
+    assert np.array_equal(model.fit_predict(X), model.labels_)
+    distances = model.transform(X)
+    assert distances.shape == (5000, 6) and distances.dtype == np.float64
+    assert np.array_equal(distances.argmin(1), model.labels_)
+    assert model.score(X) == pytest.approx(-model.inertia_, rel=1e-5)
+    # New data: each row's nearest centroid.
+    Y = blobs(200, 3, 6, 2)
+    assert np.array_equal(model.predict(Y), model.transform(Y).argmin(1))
+
+
+def test_float64_is_converted_once_to_the_same_result():
+    X = blobs(4000, 4, 5, 3)
+    a = KMeans(5, random_state=2, backend="cpu").fit(X)
+    b = KMeans(5, random_state=2, backend="cpu").fit(X.astype(np.float64))
+    assert np.array_equal(a.labels_, b.labels_)
+    assert np.array_equal(a.cluster_centers_, b.cluster_centers_)
+
+
+def test_a_million_rows_without_a_copy():
+    X = blobs(1_000_000, 2, 8, 5)
+    assert _engine.data_address(X) == X.__array_interface__["data"][0]
+    model = KMeans(8, random_state=1).fit(X)
+    assert model.labels_.shape == (1_000_000,)
+    assert model.n_features_in_ == 2
+
+
+def test_bad_input_is_named():
+    with pytest.raises(ValueError, match="n_samples=3 should be >= n_clusters=4"):
+        KMeans(4).fit(np.zeros((3, 2), np.float32))
+    with pytest.raises(ValueError):
+        KMeans(2).fit(np.array([[0.0, np.nan], [1.0, 2.0], [3.0, 4.0]]))
+    with pytest.raises(ValueError, match="backend"):
+        KMeans(2, backend="tpu").fit(np.arange(8, dtype=np.float32).reshape(4, 2))
+    with pytest.raises(ValueError, match="init has shape"):
+        KMeans(2, init=np.zeros((3, 2))).fit(np.arange(8, dtype=np.float32).reshape(4, 2))
+
+
+def test_given_centroids():
+    X = blobs(3000, 2, 3, 9)
+    start = X[:3].copy()
+    model = KMeans(3, init=start, backend="cpu").fit(X)
+    assert model.cluster_centers_.shape == (3, 2)
+
+
+def test_ctrl_c_stops_a_long_fit():
+    X = blobs(2_000_000, 16, 300, 6)
+    model = KMeans(256, max_iter=300, tol=0.0, random_state=1, backend="cpu")
+    fired = []
+
+    def interrupt():
+        fired.append(time.monotonic())
+        os.kill(os.getpid(), signal.SIGINT)
+
+    timer = threading.Timer(1.0, interrupt)
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            model.fit(X)
+        stopped = time.monotonic()
+    finally:
+        timer.cancel()
+    assert fired, "the fit ended before the interrupt was sent"
+    assert stopped - fired[0] < 2.0, f"the fit stopped {stopped - fired[0]:.2f} s after Ctrl+C"
+    # The estimator is still usable.
+    small = KMeans(3, random_state=0, backend="cpu").fit(blobs(3000, 2, 3, 1))
+    assert small.labels_.shape == (3000,)
+
+
+def test_check_estimator():
+    """Every check of scikit-learn's check_estimator passes, except those it skips: pandas input
+    when pandas is not installed, and zero sample weights against removed rows, which
+    scikit-learn's own KMeans marks as expected to fail too (KMeans._more_tags says why)."""
+    estimator_checks = pytest.importorskip("sklearn.utils.estimator_checks")
+    failures, skipped, passed = {}, {}, 0
+    for estimator, check in estimator_checks.check_estimator(
+            KMeans(n_clusters=3, backend="cpu"), generate_only=True):
+        name = getattr(check, "func", check).__name__
+        try:
+            check(estimator)
+            passed += 1
+        except unittest.SkipTest as reason:
+            skipped[name] = str(reason)
+        except Exception as error:  # noqa: BLE001 - every failing check is listed
+            failures[name] = f"{type(error).__name__}: {error}"[:300]
+    assert not failures, "\n".join(f"{k}: {v}" for k, v in failures.items())
+    assert passed >= 40
+    for reason in skipped.values():
+        assert "pandas" in reason or "check_sample_weights_invariance" in reason, reason
+
+
+def test_version():
+    assert kmeans_studio.__version__
