@@ -39,7 +39,7 @@ except ImportError:  # pragma: no cover - exercised only without scikit-learn
         check_random_state,
     )
 
-__all__ = ["KMeans"]
+__all__ = ["KMeans", "quantize"]
 __version__ = "0.1.0"
 
 _INITS = ("greedy-k-means++", "k-means++", "random")
@@ -161,7 +161,7 @@ class KMeans(ClusterMixin, TransformerMixin, BaseEstimator):
             init = "given"
         elif init not in _INITS:
             raise ValueError(f"init must be one of {_INITS} or an array, not {init!r}")
-        r = _engine.fit(X, weights, k, init.replace("k-means", "kmeans"), given,
+        r = _engine.fit(X, weights, None, k, init.replace("k-means", "kmeans"), given,
                         int(self.n_init), int(self.max_iter), float(self.tol), self._seed(),
                         self.empty_clusters, settings["backend"], settings["devices"],
                         settings["threads"])
@@ -202,3 +202,40 @@ class KMeans(ClusterMixin, TransformerMixin, BaseEstimator):
         if sample_weight is not None:
             d2 = d2 * _check_sample_weight(sample_weight, X, dtype=np.float64)
         return -float(d2.sum())
+
+
+def quantize(image, n_colors, *, init="greedy-k-means++", n_init=1, max_iter=300, tol=1e-4,
+             random_state=1, backend="auto", devices=None, n_threads=0):
+    """Reduces an 8-bit RGB picture to ``n_colors`` colours, as ``kmeans-cli picture -k N``.
+
+    The picture (H × W × 3 uint8, sRGB) is clustered as its distinct colours, each counted as
+    often as it occurs — exactly the result of clustering every pixel, and the same palette,
+    centroids and pixel labels as kmeans-cli with the same seed (``random_state``), settings and
+    ``--restarts n_init``.
+
+    Returns ``(palette, indices, centroids)``: the palette as ``n_colors × 3`` uint8 (each centroid
+    rounded to the nearest 8-bit value), every pixel's palette index (H × W, int32, so that
+    ``palette[indices]`` is the quantised picture), and the centroids in [0, 1] (float32).
+    """
+    pixels = np.asarray(image)
+    if pixels.dtype != np.uint8 or pixels.ndim != 3 or pixels.shape[2] != 3:
+        raise ValueError(f"image must be an H × W × 3 uint8 array, got {pixels.dtype} {pixels.shape}")
+    k = int(n_colors)
+    keys = ((pixels[..., 0].astype(np.uint32) << 16) | (pixels[..., 1].astype(np.uint32) << 8)
+            | pixels[..., 2].astype(np.uint32)).ravel()
+    distinct, index, counts = np.unique(keys, return_inverse=True, return_counts=True)
+    if k < 1 or k > distinct.size:
+        raise ValueError(f"n_colors = {k}: the picture has {distinct.size} distinct colours; "
+                         f"choose 1 to {distinct.size}")
+    rows = np.stack([(distinct >> 16) & 0xFF, (distinct >> 8) & 0xFF, distinct & 0xFF], axis=1)
+    rows = np.ascontiguousarray(rows.astype(np.float32) / np.float32(255.0))
+    seed = int(random_state) if random_state is not None else int(np.random.randint(0, 2**31 - 1))
+    r = _engine.fit(rows, None, counts.astype(np.uint32), k, init.replace("k-means", "kmeans"),
+                    None, int(n_init), int(max_iter), float(tol), seed, "reseed", backend,
+                    devices or "", int(n_threads))
+    centroids = r["centroids"]
+    # kmeans-cli's palette: each channel rounded half away from zero, clamped to 0…255.
+    scaled = (centroids * np.float32(255.0)).astype(np.float64)
+    palette = np.clip(np.floor(np.abs(scaled) + 0.5) * np.sign(scaled), 0, 255).astype(np.uint8)
+    indices = r["labels"][index].reshape(pixels.shape[:2])
+    return palette, indices, centroids

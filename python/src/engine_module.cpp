@@ -106,13 +106,21 @@ kms::EngineOptions optionsOf(const std::string& devices, int threads) {
   return options;
 }
 
-kms::DataView viewOf(const FloatArray& x, const FloatArray* weights) {
+using CountArray = py::array_t<std::uint32_t, py::array::c_style | py::array::forcecast>;
+
+kms::DataView viewOf(const FloatArray& x, const FloatArray* weights,
+                     const CountArray* counts = nullptr) {
   if (x.ndim() != 2) throw py::value_error("X must be a 2-D array (n_samples, n_features)");
   kms::DataView view{x.data(), static_cast<std::size_t>(x.shape(0)), static_cast<int>(x.shape(1))};
   if (weights != nullptr) {
     if (weights->ndim() != 1 || weights->shape(0) != x.shape(0))
       throw py::value_error("sample_weight must hold one value per row of X");
     view.weights = weights->data();
+  }
+  if (counts != nullptr) {
+    if (counts->ndim() != 1 || counts->shape(0) != x.shape(0))
+      throw py::value_error("counts must hold one value per row of X");
+    view.counts = counts->data();
   }
   return view;
 }
@@ -124,12 +132,14 @@ py::array_t<float> matrix(const std::vector<float>& values, std::size_t rows, in
 }
 
 /// One fit: every start's outcome, the best one's labels (its centroids' nearest, as kmeans-cli
-/// writes them) and per-iteration history.
-py::dict fit(const FloatArray& x, std::optional<FloatArray> weights, int k, const std::string& init,
+/// writes them) and per-iteration history. `counts`: row i stands for counts[i] equal rows (a
+/// picture's distinct colours), exactly as if repeated.
+py::dict fit(const FloatArray& x, std::optional<FloatArray> weights,
+             std::optional<CountArray> counts, int k, const std::string& init,
              std::optional<FloatArray> initial_centroids, int n_init, int max_iter, double tol,
              std::uint64_t seed, const std::string& empty_clusters, const std::string& backend,
              const std::string& devices, int threads) {
-  const kms::DataView view = viewOf(x, weights ? &*weights : nullptr);
+  const kms::DataView view = viewOf(x, weights ? &*weights : nullptr, counts ? &*counts : nullptr);
   kms::KMeansConfig config;
   config.k = k;
   config.max_iterations = max_iter;
@@ -260,10 +270,10 @@ PYBIND11_MODULE(_engine, m) {
   py::register_exception<kms::Error>(m, "EngineError", PyExc_RuntimeError);
   py::register_exception<kms::InvalidArgument>(m, "InvalidArgument", PyExc_ValueError);
   py::register_exception<kms::Interrupted>(m, "Interrupted", PyExc_KeyboardInterrupt);
-  m.def("fit", &fit, py::arg("x"), py::arg("weights"), py::arg("k"), py::arg("init"),
-        py::arg("initial_centroids"), py::arg("n_init"), py::arg("max_iter"), py::arg("tol"),
-        py::arg("seed"), py::arg("empty_clusters"), py::arg("backend"), py::arg("devices"),
-        py::arg("threads"));
+  m.def("fit", &fit, py::arg("x"), py::arg("weights"), py::arg("counts"), py::arg("k"),
+        py::arg("init"), py::arg("initial_centroids"), py::arg("n_init"), py::arg("max_iter"),
+        py::arg("tol"), py::arg("seed"), py::arg("empty_clusters"), py::arg("backend"),
+        py::arg("devices"), py::arg("threads"));
   m.def("predict", &predict, py::arg("x"), py::arg("centroids"), py::arg("centred"),
         py::arg("fit_mid"), py::arg("backend"), py::arg("devices"), py::arg("threads"));
   m.def("frame_of", &frameOf, py::arg("x"));

@@ -150,3 +150,34 @@ def test_check_estimator():
 
 def test_version():
     assert kmeans_studio.__version__
+
+
+def photo_like(height, width, seed):
+    """A smooth picture with noise: many distinct colours, most repeated."""
+    rng = np.random.default_rng(seed)
+    y, x = np.mgrid[0:height, 0:width]
+    base = np.stack([128 + 100 * np.sin(x / 17.0), 128 + 90 * np.cos(y / 11.0),
+                     128 + 60 * np.sin((x + y) / 23.0)], axis=2)
+    return np.clip(base + rng.normal(0, 6, base.shape), 0, 255).astype(np.uint8)
+
+
+def test_quantize_equals_kmeans_cli(tmp_path):
+    cli = os.environ.get("KMS_CLI")
+    if not cli:
+        pytest.skip("KMS_CLI (kmeans-cli) not given")
+    picture = photo_like(96, 128, 3)
+    ppm = tmp_path / "p.ppm"
+    with open(ppm, "wb") as f:
+        f.write(b"P6\n128 96\n255\n" + picture.tobytes())
+    subprocess.run([cli, str(ppm), "-k", "16", "--seed", "5", "--restarts", "2", "--backend", "cpu",
+                    "--out-labels", str(tmp_path / "l.csv"), "--out-centroids",
+                    str(tmp_path / "c.csv"), "-q"], check=True)
+    labels, centroids = read_cli_outputs(tmp_path / "l.csv", tmp_path / "c.csv")
+    palette, indices, found = kmeans_studio.quantize(picture, 16, n_init=2, random_state=5,
+                                                     backend="cpu")
+    assert np.array_equal(found.view(np.uint32), centroids.view(np.uint32))
+    assert np.array_equal(indices.ravel(), labels)
+    assert palette.shape == (16, 3) and palette.dtype == np.uint8
+    assert np.array_equal(palette, np.clip(np.floor(centroids * 255 + 0.5), 0, 255).astype(np.uint8))
+    with pytest.raises(ValueError, match="distinct colours"):
+        kmeans_studio.quantize(np.zeros((4, 4, 3), np.uint8), 2)
