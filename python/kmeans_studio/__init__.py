@@ -11,6 +11,10 @@ The same data, settings and seed give the same labels and centroids as
     >>> model.labels_[:5], model.cluster_centers_.shape, model.history_[-1]["changed"]
 """
 import numbers
+import os
+import shutil
+import subprocess
+import tempfile
 
 import numpy as np
 
@@ -39,7 +43,7 @@ except ImportError:  # pragma: no cover - exercised only without scikit-learn
         check_random_state,
     )
 
-__all__ = ["KMeans", "quantize"]
+__all__ = ["KMeans", "quantize", "show"]
 __version__ = "0.1.0"
 
 _INITS = ("greedy-k-means++", "k-means++", "random")
@@ -239,3 +243,47 @@ def quantize(image, n_colors, *, init="greedy-k-means++", n_init=1, max_iter=300
     palette = np.clip(np.floor(np.abs(scaled) + 0.5) * np.sign(scaled), 0, 255).astype(np.uint8)
     indices = r["labels"][index].reshape(pixels.shape[:2])
     return palette, indices, centroids
+
+
+def _studio_program():
+    program = os.environ.get("KMS_STUDIO") or shutil.which("kmeans-studio")
+    if not program:
+        raise FileNotFoundError("kmeans-studio was not found: install the kmeans-studio package, "
+                                "put it on PATH or name it in KMS_STUDIO")
+    return program
+
+
+def show(data, model=None, *, args=(), **popen_options):
+    """Opens kmeans-studio on ``data`` without blocking: an array of points (n × d) or an 8-bit
+    RGB picture (H × W × 3 uint8). With a fitted ``model`` (KMeans), the window runs the same fit
+    — same settings and seed, so the same labels and centroids, bit for bit — and plays it
+    iteration by iteration; otherwise it opens the data and waits.
+
+    The data are written to a temporary file the window reads (NumPy .npy, or PPM for pictures).
+    ``args`` adds kmeans-studio options (``kmeans-studio --help``). Returns the subprocess.Popen
+    of the window.
+    """
+    values = np.asarray(data)
+    folder = tempfile.mkdtemp(prefix="kmeans-studio-")
+    if values.dtype == np.uint8 and values.ndim == 3 and values.shape[2] == 3:
+        path = os.path.join(folder, "picture.ppm")
+        with open(path, "wb") as f:
+            f.write(b"P6\n%d %d\n255\n" % (values.shape[1], values.shape[0]))
+            f.write(np.ascontiguousarray(values).tobytes())
+    elif values.ndim == 2:
+        path = os.path.join(folder, "points.npy")
+        np.save(path, np.ascontiguousarray(values, dtype=np.float32))
+    else:
+        raise ValueError(f"show takes points (n × d) or an H × W × 3 uint8 picture, got {values.dtype} "
+                         f"{values.shape}")
+    command = [_studio_program(), "--open", path]
+    if model is not None:
+        if isinstance(model.init, str):
+            init = {"greedy-k-means++": "greedy", "k-means++": "kmeans++"}.get(model.init, model.init)
+            command += ["--init", init, "--restarts", str(int(model.n_init))]
+        seed = model.random_state if isinstance(model.random_state, numbers.Integral) else 1
+        command += ["--k", str(int(model.n_clusters)), "--seed", str(int(seed)),
+                    "--max-iterations", str(int(model.max_iter)), "--tolerance", repr(float(model.tol)),
+                    "--backend", model.backend, "--run"]
+    command += list(args)
+    return subprocess.Popen(command, **popen_options)

@@ -181,3 +181,29 @@ def test_quantize_equals_kmeans_cli(tmp_path):
     assert np.array_equal(palette, np.clip(np.floor(centroids * 255 + 0.5), 0, 255).astype(np.uint8))
     with pytest.raises(ValueError, match="distinct colours"):
         kmeans_studio.quantize(np.zeros((4, 4, 3), np.uint8), 2)
+
+
+def test_show_runs_the_same_fit_in_the_window(tmp_path):
+    studio = os.environ.get("KMS_STUDIO")
+    if not studio:
+        pytest.skip("KMS_STUDIO (kmeans-studio) not given")
+    X = blobs(20000, 2, 6, 8)
+    model = KMeans(6, n_init=2, random_state=4, backend="cpu").fit(X)
+    report = tmp_path / "report.json"
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
+    window = kmeans_studio.show(X, model, env=env,
+                                args=["--no-persist", "--speed", "flat", "--report", str(report),
+                                      "--quit-when-finished", "--timeout-ms", "120000"])
+    assert window.wait(timeout=150) == 0
+    import json
+    shown = json.loads(report.read_text())
+    assert shown["iteration_count"] == model.n_iter_
+    assert shown["final_inertia"] == pytest.approx(model.inertia_, rel=1e-12)
+    assert len(shown["starts"]) == 2
+
+
+def test_show_needs_the_program(monkeypatch):
+    monkeypatch.setenv("KMS_STUDIO", "")
+    monkeypatch.setenv("PATH", "/nonexistent")
+    with pytest.raises(FileNotFoundError, match="kmeans-studio"):
+        kmeans_studio.show(np.zeros((10, 2), np.float32))
