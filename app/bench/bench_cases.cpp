@@ -187,6 +187,9 @@ std::vector<BenchCase> benchCases(bool quick, const Photo* photo) {
        false},
       {std::to_string(million) + " pts, d=768, k=1024", "mix-d768", million, 768, 1024, 0.0, false},
       {std::to_string(million) + " pts, d=256, k=4096", "mix-d256", million, 256, 4096, 0.0, false},
+      // IVF training's shape: k = 65,535 (the engine's largest), the rows drawn in parallel.
+      {std::to_string(10 * million) + " pts, d=128, k=65535", "large-d128", 10 * million, 128,
+       65535, 0.0, false},
       // The same shapes on the FP32 tiles (CudaTuning::tensor_cores = false), for comparison.
       {.name = std::to_string(2 * million) + " pts, d=128, k=1024, FP32 tiles (no tensor cores)",
        .data_key = "mix-d128",
@@ -303,7 +306,7 @@ BenchData benchData(const BenchCase& c, const Photo* photo) {
     data.values.resize(c.n * c.d);
     for (float& v : data.values)
       v = u(rng);
-  } else if (c.all_gpus) {
+  } else if (c.all_gpus || c.data_key.rfind("large-", 0) == 0) {
     data.values = largeGaussianMixture(c.n, c.d, 2 * c.k, 2000 + c.d);
   } else {
     data.values = gaussianMixture(c.n, c.d, c.d == 1 ? 24 : 2 * c.k, 1000 + c.d);

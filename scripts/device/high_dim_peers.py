@@ -10,6 +10,10 @@
 #       input) from C for ITERS iterations, each iteration timed with CUDA events; prints one JSON
 #       line a peer: the median ms of iterations 6-40 and of the last 10. An empty cluster keeps
 #       its centroid (as kmeans-cli --empty-clusters keep).
+#   python3 high_dim_peers.py torch-large N D K ITERS
+#       PyTorch's Lloyd at a shape whose n × k distances do not fit at once (10 M × 65,536):
+#       the distances and argmin in chunks of rows, FP32 and TF32 GEMM, on a Gaussian mixture
+#       drawn on the GPU (its cost does not depend on the data); the median ms of ITERS.
 import json
 import statistics
 import sys
@@ -98,9 +102,49 @@ def run(xpath, cpath, iters, flash_dir, labels_out):
             np.save(f"{labels_out}/labels-{tag}.npy", labels.to(torch.int32).cpu().numpy())
 
 
+def torch_large(n, d, k, iters):
+    import torch
+    g = torch.Generator(device="cuda").manual_seed(5)
+    centres = torch.rand(k, d, device="cuda", generator=g) * 10
+    x = torch.empty(n, d, device="cuda")
+    step = 1 << 20
+    for s in range(0, n, step):
+        m = min(step, n - s)
+        pick = torch.randint(0, k, (m,), device="cuda", generator=g)
+        x[s:s + m] = centres[pick] + 0.35 * torch.randn(m, d, device="cuda", generator=g)
+    c0 = x[torch.randperm(n, device="cuda", generator=g)[:k]].clone()
+    chunk = max(1, (1 << 31) // (4 * k))  # 8 GB of distances at a time
+
+    def lloyd(c):
+        cn = (c * c).sum(1)
+        labels = torch.empty(n, dtype=torch.long, device="cuda")
+        for s in range(0, n, chunk):
+            xs = x[s:s + chunk]
+            labels[s:s + chunk] = (cn - 2 * xs @ c.T).argmin(1)
+        sums = torch.zeros(k, d, device="cuda").index_add_(0, labels, x)
+        counts = torch.bincount(labels, minlength=k).unsqueeze(1)
+        return torch.where(counts > 0, sums / counts.clamp(min=1), c)
+
+    for name, tf32 in (("PyTorch Lloyd, FP32 GEMM", False), ("PyTorch Lloyd, TF32 GEMM", True)):
+        torch.backends.cuda.matmul.allow_tf32 = tf32
+        c = lloyd(c0.clone())  # warm-up
+        times = []
+        for _ in range(iters):
+            s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            s.record()
+            c = lloyd(c)
+            e.record()
+            torch.cuda.synchronize()
+            times.append(s.elapsed_time(e))
+        print(json.dumps({"peer": name, "n": n, "d": d, "k": k, "iterations": iters,
+                          "median_ms": statistics.median(times)}))
+
+
 if __name__ == "__main__":
     a = sys.argv[1:]
-    if a[0] == "make":
+    if a[0] == "torch-large":
+        torch_large(int(a[1]), int(a[2]), int(a[3]), int(a[4]))
+    elif a[0] == "make":
         make(int(a[1]), int(a[2]), int(a[3]), int(a[4]), a[5], "--randn" in a)
     else:
         opt = lambda flag: a[a.index(flag) + 1] if flag in a else None

@@ -185,6 +185,44 @@ INSTANTIATE_TEST_SUITE_P(Dims, HighDimCrowdedTies, ::testing::Values(128, 768, 1
                            return "d" + std::to_string(info.param);
                          });
 
+// A few centroids (five) equally near every row within far less than either bound, the rest
+// far away: the three-term pass keeps all five among its eight candidates and their exact
+// distances decide (no search of all k) — the CPU's labels, ties to the lower index.
+class HighDimFewTies : public ::testing::TestWithParam<int> {};
+
+TEST_P(HighDimFewTies, CandidatesDecide) {
+  KMS_REQUIRE_CUDA();
+  const int d = GetParam();
+  const int k = 40, crowd = 5;
+  std::mt19937 rng(23 + d);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  std::vector<float> base(d);
+  for (float& v : base)
+    v = 3.0f * normal(rng);
+  std::vector<float> centroids(static_cast<std::size_t>(k) * d);
+  for (int j = 0; j < k; ++j)
+    for (int c = 0; c < d; ++c) {
+      float v = base[c];
+      if (j >= crowd)
+        v += (c == j % d ? 60.0f : 0.0f) + (j % 2 ? 25.0f : -25.0f);  // far from the crowd
+      else if (c == j && j != 0)
+        v = std::nextafter(v, j % 2 ? INFINITY : -INFINITY);
+      centroids[static_cast<std::size_t>(j) * d + c] = v;
+    }
+  const std::size_t n = 4096;
+  std::vector<float> p(n * d);
+  for (std::size_t i = 0; i < n; ++i)
+    for (int c = 0; c < d; ++c)
+      p[i * d + c] = base[c] + (i % 4 == 0 ? 0.0f : 0.25f * normal(rng));
+  KMeansConfig config = givenCentroids(centroids, k);
+  expectSameTrajectory(DataView{p.data(), n, d}, config, 3);
+}
+
+INSTANTIATE_TEST_SUITE_P(Dims, HighDimFewTies, ::testing::Values(128, 768),
+                         [](const ::testing::TestParamInfo<int>& info) {
+                           return "d" + std::to_string(info.param);
+                         });
+
 // k = 65,535 (the engine's largest): 512 centroid tiles a row, against the FP32 family.
 TEST(HighDimTensorFamily, SixtyFiveThousandClusters) {
   KMS_REQUIRE_CUDA();
@@ -204,6 +242,61 @@ TEST(HighDimTensorFamily, SixtyFiveThousandClusters) {
   config.seed = 21;
   expectSameEngineRun(*tensor, *plain, config, 3, 2);
 }
+
+// The tensor family's bounds over long runs: blobs that settle and uniform data, where k-means
+// creeps for many iterations and rows sit near the borders while centroids drift a little each
+// time — the same trajectory as the CPU every iteration, the first iteration ranking every row
+// and later ones settling most rows by their bounds alone.
+struct HighDimBoundsCase {
+  bool blobs;
+  int d;
+  int k;
+  bool settles;  ///< most rows are settled by their bounds at the end
+};
+
+class HighDimBounds : public ::testing::TestWithParam<HighDimBoundsCase> {};
+
+TEST_P(HighDimBounds, SettledRowsKeepTheCpuLabels) {
+  KMS_REQUIRE_CUDA();
+  const HighDimBoundsCase c = GetParam();
+  const std::size_t n = 24000;
+  const std::vector<float> p =
+      c.blobs ? blobPoints(n, c.d, c.k, 17, 30.0f, 1.0f) : uniformPoints(n, c.d, 19);
+  KMeansConfig config;
+  config.k = c.k;
+  config.init = InitMethod::Random;
+  config.seed = 8;
+  config.empty_clusters = EmptyClusterPolicy::ReseedFarthest;
+  const int iterations = 30;
+  const std::vector<IterationStats> stats =
+      expectSameTrajectory(DataView{p.data(), n, c.d}, config, iterations);
+  ASSERT_EQ(stats.size(), static_cast<std::size_t>(iterations));
+  EXPECT_EQ(stats.front().rows_searched, static_cast<std::int64_t>(n))
+      << "the first iteration ranks every row";
+  const IterationStats& last = stats.back();
+  EXPECT_GE(last.rows_searched, 0);
+  EXPECT_LE(last.rows_searched, static_cast<std::int64_t>(n));
+  if (c.settles) {  // uniform data keep many rows near a border: no promise there
+    EXPECT_LT(last.rows_searched, static_cast<std::int64_t>(n / 2))
+        << "the bounds settle most rows once the centroids move little";
+    EXPECT_LT(last.distances_computed, static_cast<std::int64_t>(n) * c.k / 2);
+  }
+  RecordProperty("last_rows_ranked", static_cast<int>(last.rows_searched));
+  EXPECT_GE(last.distances_computed, static_cast<std::int64_t>(n) - last.rows_searched)
+      << "a settled row still costs its own distance";
+}
+
+INSTANTIATE_TEST_SUITE_P(Data, HighDimBounds,
+                         ::testing::Values(HighDimBoundsCase{true, 128, 64, true},
+                                           HighDimBoundsCase{false, 96, 40, false},
+                                           // 300 random starts over 300 blobs: many blobs
+                                           // hold two or three centroids, their rows near ties
+                                           HighDimBoundsCase{true, 768, 300, false}),
+                         [](const ::testing::TestParamInfo<HighDimBoundsCase>& info) {
+                           return std::string(info.param.blobs ? "blobs" : "uniform") + "_d" +
+                                  std::to_string(info.param.d) + "_k" +
+                                  std::to_string(info.param.k);
+                         });
 
 // Rows on the bisector of two centroids and a few ulps off it, in every coordinate's scale:
 // the fast scores ‖c‖² − 2x·c of the two are equal within their rounding, so only the exact

@@ -35,9 +35,10 @@ std::size_t assignSharedBytes(int d, bool rows_resident, int R) {
   return (row_slots + kSlice) * static_cast<std::size_t>(tileRows(R)) * sizeof(float);
 }
 
-/// ‖c‖² of every centroid, a thread each, sequential FMAs (the order tieBoundFor assumes).
-__global__ void centroidNormsKernel(const float* __restrict__ centroids, int k, int d,
-                                    float* norms) {
+/// ‖c‖² of every centroid, a thread each, sequential FMAs (the order the bounds assume), and
+/// their maximum unless `largest_bits` is null.
+__global__ void centroidNormsKernel(const float* __restrict__ centroids, int k, int d, float* norms,
+                                    unsigned* largest_bits) {
   const int j = blockIdx.x * blockDim.x + threadIdx.x;
   if (j >= k) return;
   const float* c = centroids + static_cast<std::size_t>(j) * d;
@@ -45,6 +46,7 @@ __global__ void centroidNormsKernel(const float* __restrict__ centroids, int k, 
   for (int t = 0; t < d; ++t)
     s = fmaf(c[t], c[t], s);
   norms[j] = s;
+  if (largest_bits) atomicMax(largest_bits, __float_as_uint(s));
 }
 
 /// The rows [first, first + 64) of `src` (n × d, rows past `limit` zero), coordinates
@@ -251,7 +253,7 @@ __global__ void __launch_bounds__(kSumThreads)
 template <typename LabelT>
 void enqueueKeptSumsAs(const PlacedData& data, const RunBuffers& run, int sum_blocks,
                        int result_blocks, cudaStream_t s,
-                       const unsigned long long* block_searched = nullptr) {
+                       const unsigned long long* block_searched = nullptr, int work_stride = 1) {
   AccumulateArgs<LabelT> sums;
   sums.points = data.points.get();
   sums.weights = data.weightsOrNull();
@@ -267,17 +269,23 @@ void enqueueKeptSumsAs(const PlacedData& data, const RunBuffers& run, int sum_bl
   highDimSumKernel<LabelT><<<sum_blocks, kSumThreads, 0, s>>>(sums, run.totals);
   KMS_CHECK_LAUNCH();
   launchReduce(nullptr, result_blocks, 0, run.totals, run.block_inertia, run.block_changed,
-               block_searched, result_blocks, run.scalars, s);
+               block_searched, result_blocks, run.scalars, s, work_stride);
 }
 
 }  // namespace
 
+void launchCentroidNorms(const float* centroids, int k, int d, float* norms, unsigned* largest_bits,
+                         cudaStream_t stream) {
+  centroidNormsKernel<<<(k + 255) / 256, 256, 0, stream>>>(centroids, k, d, norms, largest_bits);
+  KMS_CHECK_LAUNCH();
+}
+
 void enqueueKeptSums(const PlacedData& data, const RunBuffers& run, std::size_t label_bytes,
                      int sum_blocks, int result_blocks, cudaStream_t stream,
-                     const unsigned long long* block_searched) {
+                     const unsigned long long* block_work, int work_stride) {
   withLabelBytes(label_bytes, [&](auto label_type) {
     enqueueKeptSumsAs<decltype(label_type)>(data, run, sum_blocks, result_blocks, stream,
-                                            block_searched);
+                                            block_work, work_stride);
   });
 }
 
@@ -342,8 +350,7 @@ void HighDimFamily::enqueueAs(PlacedData& data, const RunBuffers& run, Part part
   a.clear_totals_words = run.in_half < 0 ? static_cast<std::size_t>(k) * (d + 1) : 0;
 
   events.start.recordInGraph(s);
-  centroidNormsKernel<<<(k + 255) / 256, 256, 0, s>>>(a.centroids, k, d, norms_.get());
-  KMS_CHECK_LAUNCH();
+  launchCentroidNorms(a.centroids, k, d, norms_.get(), nullptr, s);
   if (rows_resident_)
     highDimAssignKernel<8, LabelT>
         <<<plan_.blocks, kThreads, plan_.shared_bytes, s>>>(a, norms_.get());

@@ -16,10 +16,17 @@ struct FamilyPlanInput;
 /// run.out_half) changed since the sums last saw it moves from its old cluster's totals to its
 /// new one's (every row on the run's first iteration), by exact 64-bit integer atomics; then the
 /// assignment's `result_blocks` block results and the totals are reduced into the iteration's
-/// scalars (with the rows each block searched, when `block_searched` is given).
+/// scalars (with each block's work words, `work_stride` a slot, when `block_work` is given:
+/// launchReduce's).
 void enqueueKeptSums(const PlacedData& data, const RunBuffers& run, std::size_t label_bytes,
                      int sum_blocks, int result_blocks, cudaStream_t stream,
-                     const unsigned long long* block_searched = nullptr);
+                     const unsigned long long* block_work = nullptr, int work_stride = 1);
+
+/// ‖c‖² of the k centroids (d coordinates each) into `norms`, by sequential FMAs — the order the
+/// high-dimensional families' error bounds assume — and, unless `largest_bits` is null, their
+/// maximum atomically into *largest_bits (float bits; zeroed before).
+void launchCentroidNorms(const float* centroids, int k, int d, float* norms, unsigned* largest_bits,
+                         cudaStream_t stream);
 
 class HighDimFamily final : public KernelFamily {
  public:

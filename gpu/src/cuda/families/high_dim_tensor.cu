@@ -6,6 +6,7 @@
 #include "cuda/families/assign_kernels.cuh"
 #include "cuda/families/high_dim.cuh"
 #include "cuda/families/planner.cuh"
+#include "cuda/kernels/high_dim_row_kernels.cuh"
 #include "cuda/kernels/high_dim_tensor_kernel.cuh"
 
 namespace kms::cuda {
@@ -49,19 +50,31 @@ HighDimTensorFamily::HighDimTensorFamily(const FamilyPlanInput& in) {
   });
   plan_.sum_threads = 256;
   plan_.sum_blocks = in.limits.multiprocessors * 4;
+  // The settle test reads each row once: as many blocks as stay resident together.
+  withLabelBytes(in.label_bytes, [&](auto label_type) {
+    int per_sm = 0;
+    KMS_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+        &per_sm, highDimSettleKernel<decltype(label_type)>, kHdSettleThreads, 0));
+    const std::size_t resident =
+        static_cast<std::size_t>(in.limits.multiprocessors) * std::max(per_sm, 1);
+    settle_blocks_ = static_cast<int>(std::max<std::size_t>(
+        1, std::min<std::size_t>((in.data.n + kHdSettleThreads - 1) / kHdSettleThreads, resident)));
+  });
 }
 
 std::size_t HighDimTensorFamily::runBytes(const PlacedData& data, int k) const {
-  return static_cast<std::size_t>(k) * sizeof(float) + 2 * sizeof(unsigned) +
-         data.n * (sizeof(unsigned) + sizeof(float));
+  return static_cast<std::size_t>(k) * sizeof(float) + 3 * sizeof(unsigned) +
+         data.n * (2 * sizeof(unsigned) + 2 * sizeof(float));
 }
 
 void HighDimTensorFamily::allocate(const PlacedData& data, int k) {
   label_bytes_ = k <= 256 ? 1 : 2;
   norms_.resize(k);
-  largest_norm_.resize(2);
+  counters_.resize(3);
+  active_.resize(data.n);
   listed_.resize(data.n);
   row_inertia_.resize(data.n);
+  bounds_.resize(data.n);
 }
 
 void HighDimTensorFamily::enqueue(PlacedData& data, const RunBuffers& run, Part part,
@@ -84,19 +97,30 @@ void HighDimTensorFamily::enqueueAs(PlacedData& data, const RunBuffers& run, Par
   a.clear_totals = reinterpret_cast<unsigned long long*>(run.totals);
   // The sums are kept across iterations: zeroed for the run's first iteration only.
   a.clear_totals_words = run.in_half < 0 ? static_cast<std::size_t>(k) * (d + 1) : 0;
+  const bool first = a.labels_in == nullptr;
   HighDimTensorExtra x;
   x.norms = norms_.get();
-  x.largest_norm_bits = largest_norm_.get();
+  x.largest_norm_bits = counters_.get();
   x.listed = listed_.get();
-  x.listed_count = largest_norm_.get() + 1;
+  x.listed_count = counters_.get() + 1;
   x.row_inertia = row_inertia_.get();
-  x.block_listed = run.block_work;
+  x.bounds = bounds_.get();
+  x.drift = &run.update.counters->drift;
+  x.block_work = run.block_work;
 
   events.start.recordInGraph(s);
-  KMS_CUDA_CHECK(cudaMemsetAsync(largest_norm_.get(), 0, sizeof(unsigned), s));
-  highDimNormsKernel<<<(k + 255) / 256, 256, 0, s>>>(a.centroids, k, d, norms_.get(),
-                                                     largest_norm_.get(), x.listed_count);
-  KMS_CHECK_LAUNCH();
+  KMS_CUDA_CHECK(cudaMemsetAsync(counters_.get(), 0, 3 * sizeof(unsigned), s));
+  KMS_CUDA_CHECK(
+      cudaMemsetAsync(run.block_work, 0,
+                      2 * static_cast<std::size_t>(plan_.blocks) * sizeof(unsigned long long), s));
+  if (!first) {  // the rows whose bounds settle them keep their labels; the rest are active
+    highDimSettleKernel<LabelT><<<settle_blocks_, kHdSettleThreads, 0, s>>>(
+        a, x, active_.get(), counters_.get() + 2, plan_.blocks);
+    KMS_CHECK_LAUNCH();
+    x.active = active_.get();
+    x.active_count = counters_.get() + 2;
+  }
+  launchCentroidNorms(a.centroids, k, d, norms_.get(), counters_.get(), s);
   highDimTensorKernel<kFastTiles, false, LabelT>
       <<<plan_.blocks, kHdThreads, hdSharedBytes(kFastTiles), s>>>(a, x);
   KMS_CHECK_LAUNCH();
@@ -110,7 +134,7 @@ void HighDimTensorFamily::enqueueAs(PlacedData& data, const RunBuffers& run, Par
   KMS_CHECK_LAUNCH();
   events.after_assign.recordInGraph(s);
 
-  enqueueKeptSums(data, run, label_bytes_, plan_.sum_blocks, plan_.blocks, s, run.block_work);
+  enqueueKeptSums(data, run, label_bytes_, plan_.sum_blocks, plan_.blocks, s, run.block_work, 2);
   events.after_reduce.recordInGraph(s);
   if (part == Part::kSums) return;
   enqueueUpdateFrom(run.totals, run, part, launch);

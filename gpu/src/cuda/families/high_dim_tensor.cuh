@@ -1,8 +1,10 @@
 // High-dimensional rows on tensor cores: d > 64 without counts, on the device, TF32 allowed
-// (compute capability 8.0 and later). Each iteration ranks the rows' candidates with one-term
-// TF32 products tiled like a GEMM (kernels/high_dim_tensor_kernel.cuh), ranks again with
-// three-term (split) TF32 the rows the first bound could not settle, and makes every label exact
-// with the CPU's own FP32 distances; the sums are the high-dimensional family's kept sums.
+// (compute capability 8.0 and later). Each iteration first keeps the label of every row whose
+// Hamerly bound proves it (one exact distance a row: kernels/high_dim_row_kernels.cuh), ranks
+// the other rows' candidates with one-term TF32 products tiled like a GEMM
+// (kernels/high_dim_tensor_kernel.cuh), ranks again with three-term (split) TF32 the rows the
+// first bound could not settle, and makes every label exact with the CPU's own FP32 distances;
+// the sums are the high-dimensional family's kept sums.
 #pragma once
 
 #include "cuda/families/kernel_family.cuh"
@@ -21,22 +23,27 @@ class HighDimTensorFamily final : public KernelFamily {
   const char* name() const override { return "high-dimensional rows (tensor cores)"; }
   /// The two label halves and the labels the kept sums hold (AssignKernelsFamily::kSummedLabels).
   int labelArrays() const override { return 3; }
-  /// Rows the one-term bound left to the three-term pass, a count a block (IterationStats::
-  /// rows_searched).
-  int workWordsPerSlot() const override { return 1; }
+  /// Rows ranked over all k (the rest were settled by their bounds) and distances computed, a
+  /// pair a block (IterationStats::rows_searched, distances_computed).
+  int workWordsPerSlot() const override { return 2; }
+  /// A lower bound a row, kept across iterations against the run's drift.
+  bool keepsBounds() const override { return true; }
   bool reportsSearched() const override { return true; }
   std::size_t runBytes(const PlacedData& data, int k) const override;
   void allocate(const PlacedData& data, int k) override;
   void startRun(PlacedData&, const RunBuffers&, cudaStream_t) override {}
   void enqueue(PlacedData& data, const RunBuffers& run, Part part, const Launch& launch) override;
   std::size_t deviceBytes() const override {
-    return norms_.bytes() + largest_norm_.bytes() + listed_.bytes() + row_inertia_.bytes();
+    return norms_.bytes() + counters_.bytes() + active_.bytes() + listed_.bytes() +
+           row_inertia_.bytes() + bounds_.bytes();
   }
   void release() override {
     norms_.release();
-    largest_norm_.release();
+    counters_.release();
+    active_.release();
     listed_.release();
     row_inertia_.release();
+    bounds_.release();
   }
 
  private:
@@ -44,11 +51,14 @@ class HighDimTensorFamily final : public KernelFamily {
   void enqueueAs(PlacedData& data, const RunBuffers& run, Part part, const Launch& launch);
 
   std::size_t label_bytes_ = 1;
-  int split_blocks_ = 0;       ///< blocks of the three-term pass (its slots: plan_.blocks)
+  int settle_blocks_ = 0;      ///< blocks of the settle test
   DeviceBuffer<float> norms_;  ///< ‖c‖² of the iteration's centroids
-  DeviceBuffer<unsigned> largest_norm_;  ///< [0] max ‖c‖² (float bits), [1] rows listed
-  DeviceBuffer<unsigned> listed_;        ///< n: rows left to the three-term pass
-  DeviceBuffer<float> row_inertia_;      ///< n: each row's exact distance (× weight)
+  /// [0] max ‖c‖² (float bits), [1] rows listed, [2] rows active: zeroed every iteration
+  DeviceBuffer<unsigned> counters_;
+  DeviceBuffer<unsigned> active_;    ///< n: rows their bounds left to the one-term pass
+  DeviceBuffer<unsigned> listed_;    ///< n: rows left to the three-term pass
+  DeviceBuffer<float> row_inertia_;  ///< n: each row's exact distance (× weight)
+  DeviceBuffer<float> bounds_;       ///< n: each row's lower bound plus the drift (0: none)
 };
 
 }  // namespace kms::cuda

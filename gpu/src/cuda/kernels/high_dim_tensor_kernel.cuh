@@ -9,9 +9,9 @@
 // owns BM/2 rows × 32 centroids of the tile, mma.sync m16n8k8 with the rows as A (row-major: a
 // point's coordinates are contiguous) and the centroids as B (column-major: the same). Rows are
 // padded to 36 floats, so every fragment load of a warp falls in 32 distinct banks. No n × k matrix
-// is stored: each thread keeps the three smallest values v = ‖c‖² − 2x·c of its rows (Nearest3,
-// indices of the best two) across all tiles; the four lanes and the four warps that share a row
-// merge them at the end.
+// is stored: each thread keeps the smallest values v = ‖c‖² − 2x·c of its rows across all tiles
+// (high_dim_candidates.cuh: two in the one-term pass, eight with their indices in the
+// three-term pass); the four lanes and the four warps that share a row merge them at the end.
 //
 // Two precisions, one kernel:
 //   one term  (kSplit = false): the FP32 words as TF32 operands (mma.sync reads their top 19
@@ -20,9 +20,12 @@
 //             hi·hi + hi·lo + lo·hi summed per slice of 32 coordinates, the slices added in FP32:
 //             ε₃(d) about 80 times smaller (highDimErrorFactor).
 // A row whose runner-up is more than 2E above its best has a certain label (one exact distance,
-// for the inertia); if only the best two lie within 2E, their exact distances decide; otherwise
-// the one-term pass lists the row and the three-term pass ranks the listed rows again; a row
-// that pass cannot settle is searched exactly over all k by its warp. C = max‖c‖ over all k.
+// for the inertia and the bound); otherwise the one-term pass lists the row and the three-term
+// pass ranks the listed rows again. There, if fewer than eight centroids lie within 2E of the
+// best, their exact distances decide (a random start often leaves three or four centroids in
+// one group of the data); a row with more is searched exactly over all k by its warp.
+// C = max‖c‖ over all k. The rows a pass takes: the ones the bounds did not settle
+// (high_dim_row_kernels.cuh), or those the one-term pass listed.
 #pragma once
 
 #include <cfloat>
@@ -32,6 +35,7 @@
 #include "cuda/kernels/assign_common.cuh"
 #include "cuda/kernels/assign_tiled_kernel.cuh"
 #include "cuda/kernels/async_copy.cuh"
+#include "cuda/kernels/high_dim_candidates.cuh"
 #include "cuda/kernels/tf32_mma.cuh"
 
 namespace kms::cuda {
@@ -41,6 +45,9 @@ inline constexpr int kHdCentroids = 128;  // centroids of a tile
 inline constexpr int kHdSlice = 32;       // coordinates a stage holds
 inline constexpr int kHdPitch = 36;       // floats per staged row: 4g + t distinct banks
 inline constexpr int kHdScalarThreads = 256;
+/// Candidates a row keeps in the three-term pass (NearestM): a row with fewer than this many
+/// centroids inside its bound is decided by their exact distances, not by a search of all k.
+inline constexpr int kHdSplitCandidates = 8;
 
 /// Rows of a block: 32 per m-tile pair (MT m-tiles of 16 rows a warp, two warps along the rows).
 __host__ __device__ constexpr int hdBlockRows(int MT) {
@@ -86,87 +93,45 @@ __device__ __forceinline__ float highDimErrorBound(int d, bool split, float x_no
          1e-30f;
 }
 
-/// What both passes read and write beyond AssignArgs.
+/// The lower bound a ranked row keeps on its real distance to every centroid but its own
+/// (Hamerly's): from v_other, the smallest value of the others, within `err` (E) of its real
+/// value, and x_norm, ‖x‖² by sequential FMAs (within (d + 1)·u of itself, relatively). The
+/// 8u of the terms covers this sum's own rounding (the terms may nearly cancel), the factor the
+/// square root's. Stored with the run's drift added (high_dim_row_kernels.cuh).
+__device__ __forceinline__ float highDimLowerBound(float v_other, float err, float x_norm, int d) {
+  const float u = 5.9604645e-8f;
+  const float real_x_norm = x_norm * (1.0f - 1.02f * static_cast<float>(d + 1) * u);
+  const float sum = v_other - err + real_x_norm;
+  const float rounding = 8.0f * u * (fabsf(v_other) + err + x_norm);
+  return sqrtf(fmaxf(0.0f, sum - rounding)) * (1.0f - kBoundSlack);
+}
+
+/// What the passes read and write beyond AssignArgs.
 struct HighDimTensorExtra {
   const float* norms = nullptr;  ///< k: ‖c‖² of the iteration's centroids (sequential FMAs)
   /// max ‖c‖² over all k as float bits (non-negative: integer order; NaN above ∞).
   const unsigned* largest_norm_bits = nullptr;
+  /// The rows the one-term pass ranks (those their bounds did not settle) and how many; null on
+  /// the run's first iteration: every row.
+  const unsigned* active = nullptr;
+  const unsigned* active_count = nullptr;
   unsigned* listed = nullptr;        ///< n: rows the one-term pass left to the three-term pass
-  unsigned* listed_count = nullptr;  ///< how many (zeroed by the norms kernel)
+  unsigned* listed_count = nullptr;  ///< how many (zeroed before the iteration)
   float* row_inertia = nullptr;      ///< n: each row's exact distance (× its weight)
-  unsigned long long* block_listed = nullptr;  ///< [block]: rows the one-term pass listed
+  /// n: each row's lower bound on its real distance to every other centroid, plus the run's
+  /// drift when it was written (0: no bound).
+  float* bounds = nullptr;
+  const double* drift = nullptr;  ///< the run's drift D (RunCounters::drift)
+  /// [slot][2], zeroed before the iteration: rows ranked over all k, distances computed.
+  unsigned long long* block_work = nullptr;
 };
 
-/// ‖c‖² of every centroid (sequential FMAs), their maximum, and the listed count zeroed: the
-/// first kernel of an iteration.
-__global__ void highDimNormsKernel(const float* __restrict__ centroids, int k, int d, float* norms,
-                                   unsigned* largest_norm_bits, unsigned* listed_count) {
-  const int j = blockIdx.x * blockDim.x + threadIdx.x;
-  if (j == 0) *listed_count = 0u;
-  if (j >= k) return;
-  const float* c = centroids + static_cast<std::size_t>(j) * d;
-  float s = 0.0f;
-  for (int t = 0; t < d; ++t)
-    s = fmaf(c[t], c[t], s);
-  norms[j] = s;
-  atomicMax(largest_norm_bits, __float_as_uint(s));
-}
-
-/// The block's inertia: the sum of row_inertia over its share of the rows, in a fixed order
-/// (the same sum whichever pass decided each row, and whatever order the rows were listed in).
-__global__ void __launch_bounds__(kHdScalarThreads)
-    highDimInertiaKernel(const float* __restrict__ row_inertia, std::size_t n,
-                         double* block_inertia) {
-  const std::size_t share = (n + gridDim.x - 1) / gridDim.x;
-  const std::size_t first = static_cast<std::size_t>(blockIdx.x) * share;
-  const std::size_t last = first + share < n ? first + share : n;
-  double sum = 0.0;
-  for (std::size_t i = first + threadIdx.x; i < last; i += kHdScalarThreads)
-    sum += static_cast<double>(row_inertia[i]);
-  const BlockScalars total = blockSumScalars<kHdScalarThreads>(sum, 0);
-  if (threadIdx.x == 0) block_inertia[blockIdx.x] = total.inertia;
-}
-
-/// The two smallest values seen for a row and the index of the first: all the one-term pass
-/// needs (a row whose runner-up is not clearly above its best goes to the three-term pass), in
-/// five branch-free instructions a value. Equal values leave v₂ = v₁: never certain.
-struct Nearest2 {
-  float v1 = INFINITY, v2 = INFINITY;
-  int i1 = 0;
-
-  __device__ __forceinline__ void add(float v, int i) {
-    v2 = fminf(v2, fmaxf(v, v1));
-    i1 = v < v1 ? i : i1;
-    v1 = fminf(v1, v);
-  }
-  __device__ __forceinline__ void merge(int lane_mask) {
-    const float o1 = __shfl_xor_sync(kFullWarp, v1, lane_mask);
-    const float o2 = __shfl_xor_sync(kFullWarp, v2, lane_mask);
-    const int j1 = __shfl_xor_sync(kFullWarp, i1, lane_mask);
-    add(o1, j1);
-    v2 = fminf(v2, o2);
-  }
-};
-
-/// A row's candidates as the warps along the centroids leave them for the final merge.
-struct MergeSlot {
-  float v1, v2, v3;
-  int i1, i2;
-};
-__device__ __forceinline__ MergeSlot slotOf(const Nearest3& n) {
-  return {n.v1, n.v2, n.v3, n.i1, n.i2};
-}
-__device__ __forceinline__ MergeSlot slotOf(const Nearest2& n) {
-  return {n.v1, n.v2, n.v2, n.i1, n.i1};
-}
-__device__ __forceinline__ void mergeSlot(Nearest3& n, const MergeSlot& m) {
-  n.add(m.v1, m.i1);
-  n.add(m.v2, m.i2);
-  n.add(m.v3, m.i2);  // never among the best two (see Nearest3::merge)
-}
-__device__ __forceinline__ void mergeSlot(Nearest2& n, const MergeSlot& m) {
-  n.add(m.v1, m.i1);
-  n.v2 = fminf(n.v2, m.v2);
+/// Adds a block's counts to its work slot (IterationStats::rows_searched, distances_computed).
+__device__ __forceinline__ void addBlockWork(unsigned long long* block_work, int slot,
+                                             unsigned long long ranked,
+                                             unsigned long long distances) {
+  if (ranked != 0) atomicAdd(block_work + 2 * slot, ranked);
+  if (distances != 0) atomicAdd(block_work + 2 * slot + 1, distances);
 }
 
 /// ‖x − c‖² exactly as the CPU backend computes it (exactDistanceAt's operations in its order),
@@ -206,7 +171,8 @@ __device__ __forceinline__ float exactRowDistance(const float* __restrict__ x,
   return s;
 }
 
-/// One pass over rows: all n (one term) or the listed ones (three terms). MT m-tiles of 16 rows
+/// One pass over rows: the active ones (one term; all n on the run's first iteration) or the
+/// listed ones (three terms). Each row it decides keeps a new lower bound. MT m-tiles of 16 rows
 /// a warp (4 for the one-term pass, 2 for the three-term pass, whose split operands and per-slice
 /// sums take twice the registers).
 template <int MT, bool kSplit, typename LabelT>
@@ -216,7 +182,7 @@ __global__ void __launch_bounds__(kHdThreads, hdMinBlocks(MT, kSplit))
   constexpr int kStage = (BM + kHdCentroids) * kHdPitch;  // floats a stage
   extern __shared__ __align__(16) float smem[];
   __shared__ unsigned tile_rows[BM];  // the block's rows (index), ~0u past the end
-  __shared__ unsigned long long block_changed, block_listed;
+  __shared__ unsigned long long block_changed, block_ranked, block_distances;
 
   const int d = a.d, k = a.k;
   const int tid = static_cast<int>(threadIdx.x);
@@ -238,16 +204,20 @@ __global__ void __launch_bounds__(kHdThreads, hdMinBlocks(MT, kSplit))
   const int b_offset = (BM + 32 * wn + mat_row + 8 * (mat >> 1)) * kHdPitch + 4 * (mat & 1);
 
   if (!kSplit && blockIdx.x == 0) clearForNextStages(a);
-  if (tid == 0) block_changed = block_listed = 0ull;
-  const std::size_t rows = kSplit ? static_cast<std::size_t>(*x.listed_count) : a.n;
+  if (tid == 0) block_changed = block_ranked = block_distances = 0ull;
+  const unsigned* source = kSplit ? x.listed : x.active;  // null: every row
+  const unsigned* source_count = kSplit ? x.listed_count : x.active_count;
+  const std::size_t rows = source_count ? static_cast<std::size_t>(*source_count) : a.n;
+  // Bounds are written with the drift the iteration's centroids have: D rounded down.
+  const float drift_down = __double2float_rd(*x.drift);
 
-  unsigned long long changed = 0;
+  unsigned long long changed = 0, ranked = 0;  // rows this thread decided or listed
   for (std::size_t base = static_cast<std::size_t>(blockIdx.x) * BM; base < rows;
        base += static_cast<std::size_t>(gridDim.x) * BM) {
     __syncthreads();  // the previous tile's rows and merge area are no longer read
     for (int r = tid; r < BM; r += kHdThreads) {
       const std::size_t i = base + r;
-      tile_rows[r] = i < rows ? (kSplit ? x.listed[i] : static_cast<unsigned>(i)) : ~0u;
+      tile_rows[r] = i < rows ? (source ? source[i] : static_cast<unsigned>(i)) : ~0u;
     }
     __syncthreads();
     const float* row_source[BM / 32];  // aligned copies: this thread's rows, null past the end
@@ -301,8 +271,9 @@ __global__ void __launch_bounds__(kHdThreads, hdMinBlocks(MT, kSplit))
       copyAsyncCommit();
     };
 
-    // The one-term pass keeps two values a row (all it decides from); the three-term pass three.
-    using Best = std::conditional_t<kSplit, Nearest3, Nearest2>;
+    // The one-term pass keeps two values a row (all it decides from); the three-term pass the
+    // kHdSplitCandidates smallest.
+    using Best = std::conditional_t<kSplit, NearestM<kHdSplitCandidates>, Nearest2>;
     Best near[MT][2];     // rows wm·BM/2 + 16·mt + 8·h + g
     float acc[MT][4][4];  // [m-tile][n-tile][fragment]
     issue(0);
@@ -408,12 +379,8 @@ __global__ void __launch_bounds__(kHdThreads, hdMinBlocks(MT, kSplit))
             for (int mt = 0; mt < MT; ++mt)
 #pragma unroll
               for (int h = 0; h < 2; ++h) {
-                const float v = fmaf(-2.0f, acc[mt][nt][2 * h + e], norm);
-                if constexpr (kSplit) {
-                  if (v < near[mt][h].v3) near[mt][h].add(v, j);  // rarely true late in a row
-                } else {
-                  near[mt][h].add(v, j);  // branch-free
-                }
+                // Three terms: rarely kept late in a row; one term: branch-free.
+                near[mt][h].add(fmaf(-2.0f, acc[mt][nt][2 * h + e], norm), j);
               }
           }
         }
@@ -430,7 +397,8 @@ __global__ void __launch_bounds__(kHdThreads, hdMinBlocks(MT, kSplit))
         near[mt][h].merge(1);
         near[mt][h].merge(2);
       }
-    MergeSlot* merge = reinterpret_cast<MergeSlot*>(smem);  // [4 warps along k][BM rows]
+    using Slot = typename SlotOf<Best>::type;
+    Slot* merge = reinterpret_cast<Slot*>(smem);  // [4 warps along k][BM rows]
     if (t == 0) {
 #pragma unroll
       for (int mt = 0; mt < MT; ++mt)
@@ -444,41 +412,54 @@ __global__ void __launch_bounds__(kHdThreads, hdMinBlocks(MT, kSplit))
     bool search = false;  // the three-term pass could not settle it: the warp searches all k
     int label = 0;
     float dist = INFINITY;
+    float lower = 0.0f;  // the row's new bound (0: none)
     const unsigned row = tid < BM ? tile_rows[tid] : ~0u;
     if (row != ~0u) {
+      ++ranked;
       Best best;
       for (int w = 0; w < 4; ++w)
         mergeSlot(best, merge[w * BM + tid]);
       const float* xr = a.points + static_cast<std::size_t>(row) * d;
       // The best candidate's exact distance, and ‖x‖² for the bound, in one pass over the row.
       float x_norm = 0.0f;
-      label = best.i1;
+      label = best.bestIndex();
       dist = exactRowDistance(xr, a.centroids + static_cast<std::size_t>(label) * d, d, aligned,
                               &x_norm);
-      const float margin = 2.0f * highDimErrorBound(d, kSplit, x_norm, largest);
+      const float err = highDimErrorBound(d, kSplit, x_norm, largest);
+      const float margin = 2.0f * err;
       // Data near float's range (or NaN anywhere) fall through to the exact search.
       const bool tame = x_norm + largest < 1e37f;
-      const bool certain = tame && best.v2 - best.v1 > margin;
-      bool pair = false;
-      if constexpr (kSplit) pair = tame && !certain && best.v3 - best.v1 > margin;
-      if (pair) {
-        if constexpr (kSplit) {
-          const float d2 =
-              exactRowDistance(xr, a.centroids + static_cast<std::size_t>(best.i2) * d, d, aligned);
-          if (d2 < dist || (d2 == dist && best.i2 < label)) {
-            dist = d2;
-            label = best.i2;
+      const bool certain = tame && best.runnerUp() - best.bestValue() > margin;
+      bool few = false;  // the candidates within the margin are all kept: their exact distances
+      if constexpr (kSplit) {
+        constexpr int M = kHdSplitCandidates;
+        few = tame && !certain && best.v[M - 1] - best.v[0] > margin;
+        if (few) {
+#pragma unroll
+          for (int m = 1; m < M - 1; ++m) {
+            if (best.v[m] - best.v[0] > margin) continue;  // ascending: the rest are out too
+            const float dm = exactRowDistance(
+                xr, a.centroids + static_cast<std::size_t>(best.i[m]) * d, d, aligned);
+            if (dm < dist || (dm == dist && best.i[m] < label)) {
+              dist = dm;
+              label = best.i[m];
+            }
           }
         }
       }
       // Not settled, or a distance that overflows float (the CPU's answer is then its first
       // centroid at ∞ or below): searched.
-      search = !(certain || pair) || !(dist < INFINITY);
+      search = !(certain || few) || !(dist < INFINITY);
       if (search && !kSplit) {
         x.listed[atomicAdd(x.listed_count, 1u)] = row;
-        atomicAdd(&block_listed, 1ull);
         search = false;
         dist = -1.0f;  // decided by the next pass
+      }
+      // Every centroid but the label's has a value of at least the runner-up's (the label is
+      // the best candidate) or the best's (another candidate won): a bound, unless searched.
+      if (!search && dist >= 0.0f) {
+        const float other = label == best.bestIndex() ? best.runnerUp() : best.bestValue();
+        lower = highDimLowerBound(other, err, x_norm, d);
       }
     }
     if constexpr (kSplit) {
@@ -508,6 +489,7 @@ __global__ void __launch_bounds__(kHdThreads, hdMinBlocks(MT, kSplit))
     if (row != ~0u && dist >= 0.0f) {
       const float w = weighted ? __ldg(a.weights + row) : 1.0f;
       x.row_inertia[row] = weighted ? exact::mul(dist, w) : dist;
+      x.bounds[row] = lower > 0.0f ? __fadd_rd(lower, drift_down) : 0.0f;
       const LabelT new_label = static_cast<LabelT>(label);
       if (a.labels_in == nullptr || a.labels_in[row] != new_label) ++changed;
       a.labels_out[row] = new_label;
@@ -515,13 +497,18 @@ __global__ void __launch_bounds__(kHdThreads, hdMinBlocks(MT, kSplit))
   }
   // Integer counts: the three-term pass adds its own to the one-term pass's, order-free.
   if (changed != 0) atomicAdd(&block_changed, changed);
+  // Work: k values and an exact distance a row (the three-term pass's rows count twice).
+  if (ranked != 0) {
+    if (!kSplit) atomicAdd(&block_ranked, ranked);
+    atomicAdd(&block_distances, ranked * (static_cast<unsigned long long>(k) + 1));
+  }
   __syncthreads();
   if (tid == 0) {
     if (kSplit)
       atomicAdd(a.block_changed + blockIdx.x, block_changed);
     else
       a.block_changed[blockIdx.x] = block_changed;
-    if (!kSplit && x.block_listed != nullptr) x.block_listed[blockIdx.x] = block_listed;
+    addBlockWork(x.block_work, blockIdx.x, block_ranked, block_distances);
   }
 }
 
