@@ -6,24 +6,31 @@
 #                                    # checking the package's desktop entry and metadata, the
 #                                    # Python package with pybind11 and its tests: pytest and
 #                                    # scikit-learn's estimator checks)
-#   scripts/install-deps.sh --peers  # and the peers the measurement scripts compare with
-#                                    # (scikit-learn, Pillow, pngquant: scripts/quality,
-#                                    # cpu_vs_sklearn.py)
+#   scripts/install-deps.sh --app    # only what building and running kmeans-cli and
+#                                    # kmeans-studio needs (scripts/run.sh: the first command)
+#   scripts/install-deps.sh --peers  # everything, and the peers the measurement scripts
+#                                    # compare with (scikit-learn, Pillow, pngquant:
+#                                    # scripts/quality, cpu_vs_sklearn.py)
 #
 # Runs apt-get as root, or through sudo when not root.
 set -euo pipefail
 
+# What configuring and building the programs needs (every find_package the configure requires).
 packages=(
   build-essential cmake ninja-build pkg-config
   qt6-base-dev libqt6opengl6-dev qt6-charts-dev qt6-declarative-dev
   qt6-datavisualization-dev libqcustomplot-dev qt6-image-formats-plugins
-  libgl-dev libegl-dev libxkbcommon-dev libassimp-dev libgtest-dev zlib1g-dev
-  libopenmpi-dev openmpi-bin python3-numpy pybind11-dev python3-dev python3-pytest python3-sklearn
-  xvfb xauth x11-apps fonts-dejavu-core
-  clang desktop-file-utils appstream
+  libgl-dev libegl-dev libxkbcommon-dev libassimp-dev zlib1g-dev fonts-dejavu-core
 )
+if [ "${1:-}" != "--app" ]; then  # tests, MPI ranks, the Python package, fuzzing, packaging
+  packages+=(
+    libgtest-dev libopenmpi-dev openmpi-bin
+    python3-numpy pybind11-dev python3-dev python3-pytest python3-sklearn
+    xvfb xauth x11-apps clang desktop-file-utils appstream
+  )
+fi
 if [ "${1:-}" = "--peers" ]; then
-  packages+=(python3-sklearn python3-pil pngquant)
+  packages+=(python3-pil pngquant)
 fi
 
 missing=()

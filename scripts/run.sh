@@ -16,11 +16,13 @@ while [ $# -gt 0 ]; do
     *) echo "usage: scripts/run.sh [-k N] [--backend auto|cuda|cpu]" >&2; exit 1 ;;
   esac
 done
-"$root/scripts/build.sh"
 photo=resources/samples/tulip-field.png
-if [ -x build/studio/kmeans-studio ] && { [ -n "${DISPLAY:-}" ] || [ -n "${WAYLAND_DISPLAY:-}" ]; }; then
+# Only the program this run uses is built (scripts/test.sh builds the rest).
+if [ -n "${DISPLAY:-}" ] || [ -n "${WAYLAND_DISPLAY:-}" ]; then
+  "$root/scripts/build.sh" --app kmeans-studio
   exec build/studio/kmeans-studio --open "$photo" --k "$k" --backend "$backend" --run
 fi
+"$root/scripts/build.sh" --app kmeans-cli
 echo "No display: running the same job headless with kmeans-cli."
 mkdir -p out
 base="out/tulip-field-$k"

@@ -24,6 +24,33 @@ double msSince(Clock::time_point t) {
   return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
 }
 
+// The portable build targets the x86-64 baseline (SSE2, four floats a vector); where the CPU
+// has AVX2 (or AVX-512) the loader picks a clone compiled for it. Every lane still rounds each
+// difference, square and sum on its own (no FMA: -ffp-contract=off), so every clone gives the
+// same bits.
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__SANITIZE_ADDRESS__) && \
+    !defined(__SANITIZE_THREAD__)
+#define KMS_VECTOR_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define KMS_VECTOR_CLONES
+#endif
+
+/// dist[j] = Σ_c (x_c − C[c][j])² for the kp (a multiple of 8) columns of `transposed` (d × kp),
+/// summed in coordinate order with separately rounded terms (exact::squaredDistance's).
+KMS_VECTOR_CLONES void exactDistancesToAll(const float* __restrict x,
+                                           const float* __restrict transposed, int d, int kp,
+                                           float* __restrict dist) {
+  std::fill(dist, dist + kp, 0.0f);
+  for (int c = 0; c < d; ++c) {
+    const float xv = x[c];
+    const float* col = transposed + static_cast<std::size_t>(c) * kp;
+    for (int j = 0; j < kp; ++j) {
+      const float t = xv - col[j];
+      dist[j] = dist[j] + t * t;
+    }
+  }
+}
+
 }  // namespace
 
 CpuEngine::CpuEngine(int threads, std::shared_ptr<Collective> collective)
@@ -171,17 +198,8 @@ void CpuEngine::assignChunk(std::size_t chunk, Accumulator& acc, std::vector<flo
       assignCountedRow(i, x, dist, acc, inertia);
       continue;
     }
-    // Distances to all centroids, vectorised over centroids: dist[j] = Σ_c (x_c − C[c][j])²,
-    // summed in coordinate order with separately rounded terms (matches exact::squaredDistance).
-    std::fill(dist, dist + kp, 0.0f);
-    for (int c = 0; c < d_; ++c) {
-      const float xv = x[c];
-      const float* col = &transposed_[static_cast<std::size_t>(c) * kp];
-      for (int j = 0; j < kp; ++j) {
-        const float t = xv - col[j];
-        dist[j] = dist[j] + t * t;
-      }
-    }
+    // Distances to all centroids, vectorised over centroids.
+    exactDistancesToAll(x, transposed_.data(), d_, kp, dist);
     int best = 0;
     float best_dist = dist[0];
     for (int j = 1; j < k_; ++j) {
@@ -227,16 +245,7 @@ void CpuEngine::assignCountedRow(std::size_t i, const float* x, float* dist, Acc
     }
   }
   if (!settled) {
-    const int kp = k_padded_;
-    std::fill(dist, dist + kp, 0.0f);
-    for (int c = 0; c < d_; ++c) {  // as in assignChunk: exact::squaredDistance's roundings
-      const float xv = x[c];
-      const float* col = &transposed_[static_cast<std::size_t>(c) * kp];
-      for (int j = 0; j < kp; ++j) {
-        const float t = xv - col[j];
-        dist[j] = dist[j] + t * t;
-      }
-    }
+    exactDistancesToAll(x, transposed_.data(), d_, k_padded_, dist);
     best = 0;
     best_dist = dist[0];
     float second = std::numeric_limits<float>::infinity();
