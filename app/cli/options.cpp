@@ -169,6 +169,15 @@ CliOptions parseCommandLine(const QStringList& arguments) {
        "Point files: write every iteration to FILE as it ends (JSON Lines: stats, each rank's "
        "time, the centroids), for kmeans-studio --follow FILE.",
        "FILE"},
+      {"trace",
+       "Point files: write the run's trace into folder DIR (docs/trace-format.md): the "
+       "centroids, labels and stats of every iteration of the chosen start.",
+       "DIR"},
+      {"compare-trace",
+       "Compare the run traced in folder DIR (written by --trace, or by scikit-learn, FAISS or "
+       "your own code: docs/trace-format.md) with exact Lloyd on INPUT from the trace's start: "
+       "where they part and why. Prints the analysis; --report writes it as JSON.",
+       "DIR"},
       {"rank-shares",
        "Under mpirun: the ranks' shares of the rows in these proportions, e.g. 1,3,2 (default: "
        "even). Shares are whole blocks of 8,192 rows.",
@@ -196,6 +205,13 @@ CliOptions parseCommandLine(const QStringList& arguments) {
   options.checkpoint = parser.value("checkpoint");
   options.resume = parser.value("resume");
   options.liveReport = parser.value("live-report");
+  options.trace = parser.value("trace");
+  options.compareTrace = parser.value("compare-trace");
+  if (!options.compareTrace.isEmpty() && (parser.isSet("k") || !options.initCentroids.isEmpty() ||
+                                          parser.isSet("sweep") || !options.trace.isEmpty()))
+    throw UsageError(
+        "--compare-trace takes k and the start from the trace; drop -k, "
+        "--init-centroids, --sweep and --trace");
   options.checkpointEvery = intValue(parser, "checkpoint-every", 1);
   if (parser.isSet("rank-shares")) {
     for (const QString& part : parser.value("rank-shares").split(u',')) {
@@ -207,7 +223,7 @@ CliOptions parseCommandLine(const QStringList& arguments) {
     }
   }
   if (!parser.isSet("k") && options.initCentroids.isEmpty() && !options.sweep &&
-      options.resume.isEmpty())
+      options.resume.isEmpty() && options.compareTrace.isEmpty())
     throw UsageError("missing -k (the number of clusters)");
   options.kGiven = parser.isSet("k");
   if (options.kGiven) options.config.k = intValue(parser, "k", 1);

@@ -50,6 +50,11 @@ struct CliOptions {
   /// --live-report FILE: every iteration as it ends (io/live_report.h), for kmeans-studio
   /// --follow.
   QString liveReport;
+  /// --trace DIR: write the run's trace (io/trace.h) — the chosen start's centroids, labels and
+  /// stats every iteration. --compare-trace DIR: compare a trace with exact Lloyd on the input
+  /// (core/trace_compare.h) instead of clustering.
+  QString trace;
+  QString compareTrace;
   /// --rank-shares: under mpirun, the ranks' shares of the rows in these proportions (one per
   /// rank); empty: even shares.
   std::vector<double> rankShares;

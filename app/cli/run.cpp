@@ -12,6 +12,7 @@
 #include "cli/exit_codes.h"
 #include "cli/progress.h"
 #include "cli/sweep_run.h"
+#include "cli/trace_run.h"
 #include "core/cluster_input.h"
 #include "core/dither.h"
 #include "core/format.h"
@@ -303,6 +304,12 @@ Result cluster(const CliOptions& options, const Dataset& data, const ClusteringI
   report.device = fromStd(engine.info().device);
   report.backendNote = fromStd(created.note);
   report.wallSeconds = secondsSince(start);
+  if (!options.trace.isEmpty()) {
+    const int traced =
+        writeRunTrace(options, data, input, engine, report.starts[std::size_t(best)].seed);
+    console.line(
+        QStringLiteral("wrote the trace of %1 iterations into %2").arg(traced).arg(options.trace));
+  }
   return result;
 }
 
@@ -463,6 +470,10 @@ int execute(const CliOptions& given) {
   for (const auto& [name, ms] : data->loadMs)
     phases.add(QStringLiteral("  ") + name, ms);
   phases.skip();
+  if (!given.compareTrace.isEmpty()) {
+    compareTraceCommand(given, *data);
+    return kSuccess;
+  }
   const CliOptions options = resolveOutputs(withGivenCentroids(given, *data), *data);
   if (options.wantsImageOutputs() && !data->isImage())
     throw UsageError(inputName(options).toStdString() +
