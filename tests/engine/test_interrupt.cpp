@@ -151,5 +151,40 @@ TEST_P(Interrupt, AStepInterruptedMidwayFromAnotherThreadChangesNothing) {
 
 INSTANTIATE_TEST_SUITE_P(CpuEngine, Interrupt, ::testing::Values("plain", "weighted", "compact"));
 
+// Greedy k-means++ on rows of more than eight dimensions (no seeding tree: every chunk's
+// candidate potentials are summed), interrupted from another thread part-way through: the
+// initialisation throws Interrupted or finishes, never reads a skipped chunk's potentials (the
+// window crashed so when new settings arrived while it seeded 50,000 rows of d = 128), and the
+// run set up afterwards is the uninterrupted one.
+TEST(InterruptHighDim, GreedySeedingInterruptedMidwayThrowsAndChangesNothing) {
+  Data data;
+  data.d = 32;
+  data.points = test::uniformPoints(40000, data.d, 29);
+  const RunResult expected = uninterrupted(data);
+  std::atomic<bool> stop{false};
+  auto engine = engineWithFlag(data, stop);
+  int interrupted = 0;
+  for (int attempt = 0; attempt < 12; ++attempt) {
+    std::thread raiser([&, attempt] {
+      std::this_thread::sleep_for(std::chrono::microseconds(300 * attempt));
+      stop = true;
+    });
+    try {
+      engine->initialize(config());
+    } catch (const Interrupted&) {
+      ++interrupted;
+    }
+    raiser.join();
+    stop = false;
+  }
+  EXPECT_GT(interrupted, 0);
+  engine->initialize(config());
+  RunResult run;
+  while (!engine->finished())
+    run.stats.push_back(engine->step());
+  engine->snapshot(run.last);
+  expectSameRun(run, expected);
+}
+
 }  // namespace
 }  // namespace kms

@@ -168,6 +168,9 @@ void CpuEngine::initPlusPlus(bool greedy) {
           }
         }
       });
+      // A chunk the interrupt skipped has no totals (on the first greedy step, not even an
+      // empty row of them): stop before reading any.
+      if (stopped.load()) throw Interrupted("initialisation interrupted");
       for (const auto& total : potentials)
         for (int l = 0; l < candidates; ++l)
           potential[static_cast<std::size_t>(l)] += total[static_cast<std::size_t>(l)];
