@@ -20,7 +20,7 @@ packages=(
   build-essential cmake ninja-build pkg-config
   qt6-base-dev libqt6opengl6-dev qt6-charts-dev qt6-declarative-dev
   qt6-datavisualization-dev libqcustomplot-dev qt6-image-formats-plugins
-  libgl-dev libegl-dev libxkbcommon-dev libassimp-dev zlib1g-dev fonts-dejavu-core
+  libgl-dev libegl-dev libxkbcommon-dev libassimp-dev zlib1g-dev libeigen3-dev fonts-dejavu-core
 )
 if [ "${1:-}" != "--app" ]; then  # tests, MPI ranks, the Python package, fuzzing, packaging
   packages+=(

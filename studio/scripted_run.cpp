@@ -129,6 +129,7 @@ void ScriptedRun::onDatasetChanged() {
   if (options_.view == QLatin1String("2d"))
     window_.views()->setCurrentTab(ui::ClusterViews::Tab::Points2D);
   if (options_.regions) window_.views()->setRegionsVisible(true);
+  if (options_.principalAxes) window_.views()->setPrincipalAxes(true);
   if (options_.presentation) window_.actions().presentation->setChecked(true);
   if (options_.view == QLatin1String("3d"))
     window_.views()->setCurrentTab(ui::ClusterViews::Tab::Points3D);

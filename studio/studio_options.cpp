@@ -88,6 +88,9 @@ std::optional<StudioOptions> parseStudioOptions(const QCoreApplication& app) {
       opt("presentation", "Presentation mode: larger points, centroids, trails and text.");
   const QCommandLineOption regions =
       opt("regions", "Shade the centroids' Voronoi regions in the 2-D view (2-D data).");
+  const QCommandLineOption principalAxes =
+      opt("principal-axes",
+          "Show points of 3 or more dimensions on their principal components (PC1-PC3).");
   const QCommandLineOption halfSteps =
       opt("half-steps",
           "Step this many half iterations (assign, update, ...) once the data is "
@@ -120,12 +123,12 @@ std::optional<StudioOptions> parseStudioOptions(const QCoreApplication& app) {
           "the timing chart; a finished run is replayed (--speed sets the pace).",
           "file");
   for (const auto* o :
-       {&sample,   &open,   &generate,  &points,  &groups,        &dims,        &noise,
-        &k,        &init,   &seed,      &maxIter, &tolerance,     &backend,     &speed,
-        &run,      &view,   &imageMode, &split,   &size,          &screenshot,  &after,
-        &report,   &quit,   &stats,     &timeout, &noPersist,     &colourSpace, &compaction,
-        &restarts, &dither, &halfSteps, &regions, &initCentroids, &sweep,       &presentation,
-        &compare,  &follow})
+       {&sample,   &open,   &generate,     &points,  &groups,        &dims,        &noise,
+        &k,        &init,   &seed,         &maxIter, &tolerance,     &backend,     &speed,
+        &run,      &view,   &imageMode,    &split,   &size,          &screenshot,  &after,
+        &report,   &quit,   &stats,        &timeout, &noPersist,     &colourSpace, &compaction,
+        &restarts, &dither, &halfSteps,    &regions, &initCentroids, &sweep,       &presentation,
+        &compare,  &follow, &principalAxes})
     parser.addOption(*o);
   parser.addPositionalArgument(QStringLiteral("file"),
                                QStringLiteral("A file to open (like --open)."),
@@ -189,6 +192,7 @@ std::optional<StudioOptions> parseStudioOptions(const QCoreApplication& app) {
     }
     o.run = parser.isSet(run);
     o.regions = parser.isSet(regions);
+    o.principalAxes = parser.isSet(principalAxes);
     o.presentation = parser.isSet(presentation);
     o.compare = parser.isSet(compare);
     o.initCentroids = parser.value(initCentroids);

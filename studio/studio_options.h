@@ -42,8 +42,9 @@ struct StudioOptions {
   bool run = false;  ///< press Play once the data is ready
   /// Half-steps (→) once the data is ready; the screenshot then shows the last of them.
   int halfSteps = 0;
-  bool regions = false;       ///< shade the 2-D view's Voronoi regions
-  bool presentation = false;  ///< presentation mode (large drawing and text)
+  bool regions = false;        ///< shade the 2-D view's Voronoi regions
+  bool principalAxes = false;  ///< point views on the data's principal components
+  bool presentation = false;   ///< presentation mode (large drawing and text)
   bool compare = false;   ///< open Compare Initialisations; --half-steps step both; screenshot it
   QString initCentroids;  ///< start from the centroids in this CSV (as kmeans-cli)
   std::optional<std::pair<int, int>> sweep;  ///< open the k sweep over this range and run it

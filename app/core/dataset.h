@@ -70,6 +70,10 @@ struct Dataset {
   /// Generated ground truth group of each point (generators only); empty otherwise.
   std::vector<std::int32_t> groundTruth;
 
+  /// A projection of another data set for the views (its principal components,
+  /// core/principal_components.h): drawn, never clustered, and its centroids are not edited.
+  bool displayOnly = false;
+
   /// The engine's view of the data; valid while this Dataset lives.
   kms::DataView view() const {
     return kms::DataView{values.data(), n, d, weights.empty() ? nullptr : weights.data(),

@@ -41,6 +41,8 @@
 #include "views/image_panel.h"
 #include "views/palette_strip.h"
 #include "views/scatter_view.h"
+
+#include <qcustomplot.h>
 #include "widgets/message_bar.h"
 #include "widgets/status_readout.h"
 
@@ -191,6 +193,45 @@ TEST(MainWindow, StepPauseAndResetFromActionsAndKeys) {
   EXPECT_EQ(w->timingChart()->iterationCount(), 0u);
   EXPECT_EQ(w->convergenceChart()->iterationCount(), 0u);
   EXPECT_FALSE(w->actions().exportLabels->isEnabled()) << "no labels at iteration 0";
+}
+
+// Data of more than three dimensions on their principal axes: the 2-D and 3-D views draw
+// PC1–PC3 (named with their shares), the frames' centroids projected the same way; centroids
+// are not placed there; off again, the raw dimensions come back.
+TEST(MainWindow, PrincipalAxesShowHighDimensionalPoints) {
+  auto w = makeWindow();
+  kms::app::GeneratorParams blobs;
+  blobs.n = 6000;
+  blobs.d = 12;
+  blobs.groups = 6;
+  QSignalSpy changed(&w->session(), &kms::session::SessionController::datasetChanged);
+  w->generate(blobs, 6);
+  ASSERT_TRUE(waitFor([&] { return changed.count() > 0; }, 30000));
+  ASSERT_TRUE(reaches(*w, SessionState::Ready));
+  ASSERT_TRUE(
+      waitFor([&] { return w->views()->frame() && w->views()->frame()->iteration == 0; }, 10000));
+  ASSERT_TRUE(runToEnd(*w));
+  ClusterViews* views = w->views();
+  views->setCurrentTab(ClusterViews::Tab::Points2D);
+  views->setPrincipalAxes(true);
+  ASSERT_TRUE(views->principalAxes());
+  const auto shown = views->shownDataset();
+  ASSERT_NE(shown, nullptr);
+  EXPECT_EQ(shown->d, 3);
+  EXPECT_TRUE(shown->displayOnly);
+  EXPECT_TRUE(views->scatter2d()->plot()->xAxis->label().startsWith(QStringLiteral("PC1 (")));
+  EXPECT_FALSE(views->scatter2d()->editable()) << "no centroids placed in a projection";
+  auto* place = views->findChild<QToolButton*>(QStringLiteral("placeCentroids"));
+  ASSERT_NE(place, nullptr);
+  EXPECT_FALSE(place->isEnabled());
+  const std::uint64_t before = views->scatter2d()->framesShown();
+  views->setCurrentTab(ClusterViews::Tab::Points3D);
+  views->setCurrentTab(ClusterViews::Tab::Points2D);
+  EXPECT_GT(views->scatter2d()->framesShown(), before) << "the projected frame is drawn";
+  views->setPrincipalAxes(false);
+  EXPECT_EQ(views->shownDataset()->d, 12);
+  EXPECT_EQ(views->scatter2d()->plot()->xAxis->label(), QStringLiteral("x"));
+  EXPECT_TRUE(place->isEnabled());
 }
 
 TEST(MainWindow, ExportsWriteFilesThatLoadBack) {

@@ -1,5 +1,6 @@
 #include "views/cluster_views.h"
 
+#include <QApplication>
 #include <QCheckBox>
 #include <QComboBox>
 #include <QHBoxLayout>
@@ -26,6 +27,15 @@ QComboBox* dimensionCombo(QWidget* parent, const QString& tip) {
   combo->setToolTip(tip);
   combo->setSizeAdjustPolicy(QComboBox::AdjustToContents);
   return combo;
+}
+
+QCheckBox* principalCheck(QWidget* parent) {
+  auto* check = new QCheckBox(QObject::tr("Principal axes"), parent);
+  check->setToolTip(QObject::tr(
+      "Show the points on their principal components (PC1, PC2, PC3: the directions of largest "
+      "variance, each named with its share), the centroids and trails projected the same way. "
+      "Clustering still uses every dimension."));
+  return check;
 }
 
 QHBoxLayout* toolRow() {
@@ -70,6 +80,10 @@ QWidget* ClusterViews::build2DPage() {
   row->addWidget(dim2d_[0]);
   row->addWidget(new QLabel(tr("Y"), page));
   row->addWidget(dim2d_[1]);
+  principal2d_ = principalCheck(page);
+  principal2d_->setObjectName(QStringLiteral("principalAxes2d"));
+  row->addWidget(principal2d_);
+  connect(principal2d_, &QCheckBox::toggled, this, &ClusterViews::setPrincipalAxes);
   row->addStretch(1);
   equalAxes_ = new QCheckBox(tr("Equal axes"), page);
   equalAxes_->setChecked(true);
@@ -122,6 +136,10 @@ QWidget* ClusterViews::build3DPage() {
     row->addWidget(dim3d_[i]);
     connect(dim3d_[i], &QComboBox::activated, this, [this] { apply3DDimensions(); });
   }
+  principal3d_ = principalCheck(page);
+  principal3d_->setObjectName(QStringLiteral("principalAxes3d"));
+  row->addWidget(principal3d_);
+  connect(principal3d_, &QCheckBox::toggled, this, &ClusterViews::setPrincipalAxes);
   row->addStretch(1);
   auto* layout = new QVBoxLayout(page);
   layout->setContentsMargins(0, 0, 0, 0);
@@ -143,6 +161,11 @@ QWidget* ClusterViews::build3DPage() {
 
 void ClusterViews::clear() {
   dataset_.reset();
+  shown_.reset();
+  components_.reset();
+  projected_.reset();
+  projectedFrame_.reset();
+  projectedFrom_.reset();
   frame_.reset();
   image_->clear();
   scatter2d_->clear();
@@ -155,33 +178,49 @@ void ClusterViews::clear() {
 
 void ClusterViews::fillDimensionCombos() {
   QStringList names;
-  for (int c = 0; c < dataset_->d; ++c)
-    names << (c < dataset_->dimensionNames.size() ? dataset_->dimensionNames[c]
-                                                  : QStringLiteral("x%1").arg(c + 1));
+  for (int c = 0; c < shown_->d; ++c)
+    names << (c < shown_->dimensionNames.size() ? shown_->dimensionNames[c]
+                                                : QStringLiteral("x%1").arg(c + 1));
   for (auto* combo : dim2d_)
     combo->clear(), combo->addItems(names);
   for (auto* combo : dim3d_)
     combo->clear(), combo->addItems(names);
   dim2d_[0]->setCurrentIndex(0);
-  dim2d_[1]->setCurrentIndex(std::min(1, dataset_->d - 1));
+  dim2d_[1]->setCurrentIndex(std::min(1, shown_->d - 1));
   for (int i = 0; i < 3; ++i)
-    dim3d_[i]->setCurrentIndex(std::min(i, dataset_->d - 1));
+    dim3d_[i]->setCurrentIndex(std::min(i, shown_->d - 1));
   for (auto* combo : dim2d_)
-    combo->setEnabled(dataset_->d > 2);
+    combo->setEnabled(shown_->d > 2);
   for (auto* combo : dim3d_)
-    combo->setEnabled(dataset_->d > 3);
+    combo->setEnabled(shown_->d > 3);
 }
 
 void ClusterViews::setDataset(const kms::app::DatasetPtr& dataset, const QImage& original) {
   clear();
   dataset_ = dataset;
+  shown_ = dataset;
   if (!dataset_) return;
+  // Principal axes for point data of 3 to 1,024 dimensions; kept on across data sets.
+  const bool axesPossible =
+      !dataset_->isImage() && dataset_->d >= 3 && dataset_->d <= kms::app::kMaxPrincipalDims;
+  for (QCheckBox* check : {principal2d_, principal3d_}) {
+    check->setEnabled(axesPossible);
+    if (!axesPossible) {
+      const QSignalBlocker block(check);
+      check->setChecked(false);
+    }
+  }
+  if (!axesPossible) principal_ = false;
+  if (principal_) {
+    principal_ = false;
+    setPrincipalAxes(true);  // computes this data set's axes and shows them
+  }
   fillDimensionCombos();
   const bool picture = !original.isNull();
   tabs_->setTabEnabled(int(Tab::Image), picture);
   tabs_->setTabEnabled(int(Tab::Points3D), dataset_->d >= 3);
   image_->view()->setOriginal(original);
-  scatter2d_->setDataset(dataset_);
+  scatter2d_->setDataset(shown_);
   // Generated teaching data: what k-means makes of them, above the 2-D view.
   const QString prefix = QStringLiteral("generator:");
   const auto kind = dataset_->source.startsWith(prefix)
@@ -190,14 +229,14 @@ void ClusterViews::setDataset(const kms::app::DatasetPtr& dataset, const QImage&
   scatter2d_->setNote(kind ? kms::app::explanation(*kind) : QString());
   regions_->setEnabled(scatter2d_->regionsAvailable());
   place_->setChecked(false);
-  place_->setEnabled(!dataset_->isImage());
+  place_->setEnabled(!dataset_->isImage() && !principal_);
   regions_->setToolTip(scatter2d_->regionsAvailable()
                            ? tr("Shade each centroid's Voronoi region: the points it would take")
                            : tr("Regions need data of at most two dimensions: with more, the "
                                 "nearest centroid depends on the dimensions not shown"));
   scatter2d_->setRegionsVisible(regions_->isChecked());
-  if (scatter3d_) scatter3d_->setDataset(dataset_);
-  if (projection_) projection_->setDataset(dataset_);
+  if (scatter3d_) scatter3d_->setDataset(shown_);
+  if (projection_) projection_->setDataset(shown_);
   setCurrentTab(picture ? Tab::Image : dataset_->d >= 3 ? Tab::Points3D : Tab::Points2D);
 }
 
@@ -257,13 +296,60 @@ void ClusterViews::showFrameInCurrentTab() {
       image_->showFrame(frame_);
       break;
     case Tab::Points2D:
-      scatter2d_->showFrame(frame_, colours_);
+      scatter2d_->showFrame(pointFrame(), colours_);
       break;
     case Tab::Points3D:
-      if (scatter3d_) scatter3d_->showFrame(frame_, colours_);
-      if (projection_) projection_->showFrame(frame_, colours_);
+      if (scatter3d_) scatter3d_->showFrame(pointFrame(), colours_);
+      if (projection_) projection_->showFrame(pointFrame(), colours_);
       break;
   }
+}
+
+void ClusterViews::setPrincipalAxes(bool on) {
+  for (QCheckBox* check : {principal2d_, principal3d_}) {
+    const QSignalBlocker block(check);
+    check->setChecked(on && check->isEnabled());
+  }
+  if (!dataset_ || on == principal_ || (on && !principal2d_->isEnabled())) return;
+  if (on && !components_) {
+    QApplication::setOverrideCursor(Qt::WaitCursor);  // a second or two for a million rows
+    try {
+      components_ = kms::app::principalComponents(*dataset_, 3);
+      projected_ = kms::app::projectedDataset(*dataset_, *components_);
+    } catch (const std::exception&) {
+      QApplication::restoreOverrideCursor();
+      return;  // the check box was enabled only where this cannot fail
+    }
+    QApplication::restoreOverrideCursor();
+  }
+  principal_ = on;
+  showPointDataset();
+}
+
+void ClusterViews::showPointDataset() {
+  shown_ = principal_ ? projected_ : dataset_;
+  projectedFrame_.reset();
+  projectedFrom_.reset();
+  fillDimensionCombos();
+  scatter2d_->setDataset(shown_);
+  if (scatter3d_) scatter3d_->setDataset(shown_);
+  if (projection_) projection_->setDataset(shown_);
+  place_->setEnabled(!dataset_->isImage() && !principal_);
+  if (principal_) place_->setChecked(false);
+  showFrameInCurrentTab();
+}
+
+session::FramePtr ClusterViews::pointFrame() {
+  if (!principal_ || !frame_ || !components_) return frame_;
+  if (projectedFrom_ == frame_) return projectedFrame_;
+  auto projected = std::make_shared<session::Frame>(*frame_);
+  projected->dataset = projected_;
+  projected->d = components_->m;
+  projected->centroids = components_->project(frame_->centroids);
+  if (!frame_->movedFrom.empty()) projected->movedFrom = components_->project(frame_->movedFrom);
+  projectedFrom_ = frame_;
+  projectedFrame_ = std::move(projected);
+  return projectedFrame_;
 }
 
 void ClusterViews::paint3DInto(QImage& image, const QWidget* window) {

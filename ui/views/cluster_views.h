@@ -6,7 +6,10 @@
 #include <QImage>
 #include <QWidget>
 
+#include <optional>
+
 #include "core/dataset.h"
+#include "core/principal_components.h"
 #include "session/session_types.h"
 
 class QComboBox;
@@ -60,6 +63,13 @@ class ClusterViews : public QWidget {
   void setRegionsVisible(bool visible);
   /// Presentation mode of the point views (larger points, centroids, trails and text).
   void setPresentation(bool on);
+  /// The point views on the data's principal components (point data of 3 to 1,024
+  /// dimensions): the points, centroids and trails projected onto PC1–PC3, each axis named
+  /// with the share of the variance it explains; off: the raw dimensions.
+  void setPrincipalAxes(bool on);
+  bool principalAxes() const { return principal_; }
+  /// The data set the point views draw: the data, or their principal-component projection.
+  const kms::app::DatasetPtr& shownDataset() const { return shown_; }
 
  signals:
   void trailsToggled(bool visible);
@@ -71,6 +81,9 @@ class ClusterViews : public QWidget {
   void apply2DDimensions();
   void apply3DDimensions();
   void showFrameInCurrentTab();
+  /// frame_ as the point views draw it (projected onto the principal axes when they are on).
+  session::FramePtr pointFrame();
+  void showPointDataset();
 
   QTabWidget* tabs_;
   ImagePanel* image_;
@@ -84,9 +97,17 @@ class ClusterViews : public QWidget {
   QCheckBox* regions_ = nullptr;
   QToolButton* place_ = nullptr;
   QCheckBox* equalAxes_ = nullptr;
+  QCheckBox* principal2d_ = nullptr;
+  QCheckBox* principal3d_ = nullptr;
 
   kms::app::DatasetPtr dataset_;
+  kms::app::DatasetPtr shown_;  ///< dataset_ or its projection (principal_)
+  bool principal_ = false;
+  std::optional<kms::app::PrincipalComponents> components_;  ///< computed when first asked for
+  kms::app::DatasetPtr projected_;
   session::FramePtr frame_;
+  session::FramePtr projectedFrame_;  ///< frame_ projected (the last one asked for)
+  session::FramePtr projectedFrom_;
   std::vector<QColor> colours_;
   std::uint64_t framesReceived_ = 0;
 };

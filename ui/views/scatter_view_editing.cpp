@@ -10,8 +10,8 @@
 namespace kms::ui {
 
 bool ScatterView::editable() const {
-  return projection_ == Projection::Axes && dataset_ && !dataset_->isImage() && frame_ &&
-         frame_->d == dataset_->d;
+  return projection_ == Projection::Axes && dataset_ && !dataset_->isImage() &&
+         !dataset_->displayOnly && frame_ && frame_->d == dataset_->d;
 }
 
 void ScatterView::setPlacing(bool placing) {
