@@ -88,12 +88,13 @@ std::vector<float> meansOf(const Dataset& data, const std::vector<std::int32_t>&
                            const std::vector<float>& fallback, int k) {
   const int d = data.d;
   std::vector<double> sum(std::size_t(k) * d, 0.0);
-  std::vector<std::size_t> count(std::size_t(k), 0);
+  std::vector<double> count(std::size_t(k), 0.0);  // Σ weights
   for (std::size_t i = 0; i < data.n; ++i) {
     const std::size_t j = std::size_t(labels[i]);
+    const double w = data.weights.empty() ? 1.0 : double(data.weights[i]);
     for (int c = 0; c < d; ++c)
-      sum[j * d + c] += data.values[i * std::size_t(d) + c];
-    ++count[j];
+      sum[j * d + c] += w * data.values[i * std::size_t(d) + c];
+    count[j] += w;
   }
   std::vector<float> means = fallback;
   for (int j = 0; j < k; ++j)
@@ -296,7 +297,12 @@ TraceComparison compareTrace(const Dataset& data, const RunTrace& trace, const Q
     if (!trace.inertia.empty()) it.traceInertia = trace.inertia[std::size_t(t) - 1];
 
     // Labels: implied against the exact run's (matched), and the near ties among the flips.
-    const std::vector<std::int32_t> mine = matched(impliedLabels);
+    std::vector<int> identity(static_cast<std::size_t>(k));
+    for (int j = 0; j < k; ++j)
+      identity[std::size_t(j)] = j;
+    // While the two runs' centroids agree to the bit, clusters are compared as they are.
+    const std::vector<int>& map = sameStart ? identity : out.matching;
+    const std::vector<std::int32_t> mine = sameStart ? impliedLabels : matched(impliedLabels);
     const auto& theirs = exactLabels[std::size_t(t) - 1];
     double delta = 0.0;  // how far the two runs' centroids before iteration t are apart
     for (int j = 0; j < k; ++j)
@@ -304,8 +310,7 @@ TraceComparison compareTrace(const Dataset& data, const RunTrace& trace, const Q
           delta,
           std::sqrt(squaredDistance(
               &before[std::size_t(j) * d],
-              &exactCentroids[std::size_t(t) - 1][std::size_t(out.matching[std::size_t(j)]) * d],
-              d)));
+              &exactCentroids[std::size_t(t) - 1][std::size_t(map[std::size_t(j)]) * d], d)));
     for (std::size_t i = 0; i < n; ++i) {
       if (mine[i] == theirs[i]) continue;
       ++it.flipped;
@@ -314,7 +319,7 @@ TraceComparison compareTrace(const Dataset& data, const RunTrace& trace, const Q
       const float* x = &data.values[i * std::size_t(d)];
       int other = 0;
       for (int j = 0; j < k; ++j)
-        if (out.matching[std::size_t(j)] == theirs[i]) other = j;
+        if (map[std::size_t(j)] == theirs[i]) other = j;
       const double da = squaredDistance(x, &before[std::size_t(impliedLabels[i]) * d], d);
       const double db = squaredDistance(x, &before[std::size_t(other) * d], d);
       const double r = std::sqrt(std::max(da, db));
@@ -356,7 +361,8 @@ TraceComparison compareTrace(const Dataset& data, const RunTrace& trace, const Q
     if (it.update == UpdateVerdict::Wrong) out.wrongUpdates.push_back(t);
 
     // The two runs after iteration t.
-    for (int j = 0; j < k; ++j)
+    const bool sameAfter = after == exactCentroids[std::size_t(t)];
+    for (int j = 0; j < k && !sameAfter; ++j)
       it.centroidDistance = std::max(
           it.centroidDistance,
           std::sqrt(squaredDistance(
@@ -425,6 +431,11 @@ TraceComparison compareTrace(const Dataset& data, const RunTrace& trace, const Q
                   .arg(first.updateError, 0, 'g', 3);
     else if (first.flipped > 0)
       cause = QStringLiteral("%1 points took other labels").arg(first.flipped);
+    else if (first.emptyClusters > 0)
+      cause = QStringLiteral(
+                  "%1 empty cluster(s) were handled otherwise (kept, or re-seeded "
+                  "elsewhere: --empty-clusters sets the exact run's rule)")
+                  .arg(first.emptyClusters);
     else
       cause = QStringLiteral("its centroids were not the exact run's before it");
     f << QStringLiteral("The trace parts from exact Lloyd at iteration %1: %2.")

@@ -9,6 +9,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <stdexcept>
 
 #include "core/dataset.h"
 #include "io/save_file.h"
@@ -58,8 +59,7 @@ QByteArray npyHeader(const char* descr, const std::vector<std::size_t>& shape) {
   QByteArray dims;
   for (std::size_t s : shape)
     dims += QByteArray::number(qulonglong(s)) + ", ";
-  if (shape.size() > 1) dims.chop(1);  // "(3, 4)"; a 1-tuple keeps its comma: "(3,)"
-  dims = dims.trimmed();
+  dims = dims.trimmed();  // "3, 4,": a trailing comma is valid Python, and "(3,)" needs it
   QByteArray dict =
       QByteArray("{'descr': '") + descr + "', 'fortran_order': False, 'shape': (" + dims + "), }";
   // Magic (6) + version (2) + length (2) + dict + padding + '\n', a multiple of 64 bytes.
@@ -134,9 +134,19 @@ NpyArray readNpy(const QString& path) {
     if (!ok) throw LoadError(name, QStringLiteral("malformed shape (%1)").arg(shape.captured(1)));
     a.shape.push_back(std::size_t(v));
   }
-  const std::size_t want = a.count() * std::size_t(a.bytes);
   const qsizetype start = offset + length;
-  if (std::size_t(bytes.size() - start) < want)
+  const std::size_t have = std::size_t(bytes.size() - start);
+  // The values the shape asks for, without overflowing: more than the file holds is enough.
+  std::size_t values = 1;
+  for (std::size_t extent : a.shape) {
+    if (extent != 0 && values > have / extent) {
+      values = have + 1;
+      break;
+    }
+    values *= extent;
+  }
+  const std::size_t want = values > have ? have + 1 : values * std::size_t(a.bytes);
+  if (have < want)
     throw LoadError(name, QStringLiteral("truncated: the shape needs %1 bytes of values, the file "
                                          "has %2")
                               .arg(qulonglong(want))
@@ -155,6 +165,13 @@ QString shapeText(const std::vector<std::size_t>& shape) {
 }  // namespace
 
 void writeTrace(const QString& dir, const RunTrace& trace) {
+  const std::size_t steps = std::size_t(trace.iterations());
+  if ((!trace.labels.empty() && trace.labels.size() != steps) ||
+      (!trace.inertia.empty() && trace.inertia.size() != steps) ||
+      (!trace.changed.empty() && trace.changed.size() != steps))
+    throw std::invalid_argument(
+        "writeTrace: labels, inertia and changed need one entry an "
+        "iteration");
   if (!QDir().mkpath(dir)) throw ExportError(dir, QStringLiteral("cannot make the folder"));
   const QDir folder(dir);
   const int t = trace.iterations();
@@ -226,7 +243,10 @@ RunTrace readTrace(const QString& given) {
   RunTrace trace;
   trace.k = h.value(QStringLiteral("k")).toInt(0);
   trace.d = h.value(QStringLiteral("d")).toInt(0);
-  trace.n = std::size_t(h.value(QStringLiteral("n")).toDouble(0));
+  const double rows = h.value(QStringLiteral("n")).toDouble(0);
+  if (!(rows >= 0 && rows <= 1e15))
+    throw LoadError(headerName, QStringLiteral("\"n\" must be a row count (0: not said)"));
+  trace.n = std::size_t(rows);
   trace.source = h.value(QStringLiteral("source")).toString();
   if (trace.k < 1 || trace.d < 1)
     throw LoadError(headerName, QStringLiteral("\"k\" and \"d\" must be positive integers"));

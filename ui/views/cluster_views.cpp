@@ -30,7 +30,7 @@ QComboBox* dimensionCombo(QWidget* parent, const QString& tip) {
 }
 
 QCheckBox* principalCheck(QWidget* parent) {
-  auto* check = new QCheckBox(QObject::tr("Principal axes"), parent);
+  auto* check = new QCheckBox(QObject::tr("PCA"), parent);
   check->setToolTip(QObject::tr(
       "Show the points on their principal components (PC1, PC2, PC3: the directions of largest "
       "variance, each named with its share), the centroids and trails projected the same way. "
@@ -82,6 +82,7 @@ QWidget* ClusterViews::build2DPage() {
   row->addWidget(dim2d_[1]);
   principal2d_ = principalCheck(page);
   principal2d_->setObjectName(QStringLiteral("principalAxes2d"));
+  principal2d_->setVisible(false);  // shown for data they apply to (setDataset)
   row->addWidget(principal2d_);
   connect(principal2d_, &QCheckBox::toggled, this, &ClusterViews::setPrincipalAxes);
   row->addStretch(1);
@@ -138,6 +139,7 @@ QWidget* ClusterViews::build3DPage() {
   }
   principal3d_ = principalCheck(page);
   principal3d_->setObjectName(QStringLiteral("principalAxes3d"));
+  principal3d_->setVisible(false);
   row->addWidget(principal3d_);
   connect(principal3d_, &QCheckBox::toggled, this, &ClusterViews::setPrincipalAxes);
   row->addStretch(1);
@@ -200,21 +202,17 @@ void ClusterViews::setDataset(const kms::app::DatasetPtr& dataset, const QImage&
   dataset_ = dataset;
   shown_ = dataset;
   if (!dataset_) return;
-  // Principal axes for point data of 3 to 1,024 dimensions; kept on across data sets.
-  const bool axesPossible =
-      !dataset_->isImage() && dataset_->d >= 3 && dataset_->d <= kms::app::kMaxPrincipalDims;
+  // Principal axes for point data of 4 to 1,024 dimensions (three or fewer are all on screen
+  // already), shown again for the next data set when the user left them on. The check boxes
+  // are hidden where they do not apply, so the tool rows stay as narrow as before.
+  const bool axesPossible = axesPossible_ =
+      !dataset_->isImage() && dataset_->d > 3 && dataset_->d <= kms::app::kMaxPrincipalDims;
   for (QCheckBox* check : {principal2d_, principal3d_}) {
     check->setEnabled(axesPossible);
-    if (!axesPossible) {
-      const QSignalBlocker block(check);
-      check->setChecked(false);
-    }
+    check->setVisible(axesPossible);
   }
-  if (!axesPossible) principal_ = false;
-  if (principal_) {
-    principal_ = false;
-    setPrincipalAxes(true);  // computes this data set's axes and shows them
-  }
+  principal_ = false;
+  setPrincipalAxes(principalWanted_);
   fillDimensionCombos();
   const bool picture = !original.isNull();
   tabs_->setTabEnabled(int(Tab::Image), picture);
@@ -306,23 +304,27 @@ void ClusterViews::showFrameInCurrentTab() {
 }
 
 void ClusterViews::setPrincipalAxes(bool on) {
-  for (QCheckBox* check : {principal2d_, principal3d_}) {
-    const QSignalBlocker block(check);
-    check->setChecked(on && check->isEnabled());
-  }
-  if (!dataset_ || on == principal_ || (on && !principal2d_->isEnabled())) return;
+  principalWanted_ = on;
+  const auto syncChecks = [this] {
+    for (QCheckBox* check : {principal2d_, principal3d_}) {
+      const QSignalBlocker block(check);
+      check->setChecked(principal_);
+    }
+  };
+  if (!dataset_ || !axesPossible_ || on == principal_) return syncChecks();
   if (on && !components_) {
     QApplication::setOverrideCursor(Qt::WaitCursor);  // a second or two for a million rows
     try {
       components_ = kms::app::principalComponents(*dataset_, 3);
       projected_ = kms::app::projectedDataset(*dataset_, *components_);
     } catch (const std::exception&) {
-      QApplication::restoreOverrideCursor();
-      return;  // the check box was enabled only where this cannot fail
+      components_.reset();  // cannot happen where the boxes are shown; the raw view stays
     }
     QApplication::restoreOverrideCursor();
+    if (!components_) return syncChecks();
   }
   principal_ = on;
+  syncChecks();
   showPointDataset();
 }
 

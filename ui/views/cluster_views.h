@@ -101,8 +101,10 @@ class ClusterViews : public QWidget {
   QCheckBox* principal3d_ = nullptr;
 
   kms::app::DatasetPtr dataset_;
-  kms::app::DatasetPtr shown_;  ///< dataset_ or its projection (principal_)
-  bool principal_ = false;
+  kms::app::DatasetPtr shown_;    ///< dataset_ or its projection (principal_)
+  bool principal_ = false;        ///< the point views show the principal axes now
+  bool principalWanted_ = false;  ///< the user's choice, kept across data sets
+  bool axesPossible_ = false;     ///< the data set has principal axes to show
   std::optional<kms::app::PrincipalComponents> components_;  ///< computed when first asked for
   kms::app::DatasetPtr projected_;
   session::FramePtr frame_;

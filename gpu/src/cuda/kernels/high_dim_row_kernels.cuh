@@ -52,7 +52,7 @@ __global__ void __launch_bounds__(kHdSettleThreads)
   float(*rows)[33] = staged[warp];
   const bool aligned = (d & 3) == 0;  // centroid rows start on 16 bytes
   const bool weighted = a.weights != nullptr;
-  const float drift_up = __double2float_ru(*x.drift);
+  const float drift_up = highDimDrift(*x.drift, d, true);
   const float squared_slack = highDimSquaredSlack(d);
   if (threadIdx.x == 0) block_read = 0;
   int read = 0;  // rows whose distance this lane computed

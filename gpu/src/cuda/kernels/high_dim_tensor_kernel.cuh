@@ -106,6 +106,17 @@ __device__ __forceinline__ float highDimLowerBound(float v_other, float err, flo
   return sqrtf(fmaxf(0.0f, sum - rounding)) * (1.0f - kBoundSlack);
 }
 
+/// The run's drift D as the high-dimensional bounds use it. Each update grows D by its largest
+/// shift as float computes it (√ of the FP32 squared distance, within (d + 4)·u/2 of the real
+/// shift) times 1 + kBoundSlack, which covers that rounding only up to d ≈ 330; so a bound is
+/// written with D rounded down and tested with D inflated by (d + 4)·u and rounded up: the
+/// difference of the two is at least the centroids' real movement in between, for any d here.
+__device__ __forceinline__ float highDimDrift(double drift, int d, bool testing) {
+  if (!testing) return __double2float_rd(drift);
+  return __double2float_ru(
+      __dmul_ru(drift, 1.0 + static_cast<double>(d + 4) * 5.9604644775390625e-8));
+}
+
 /// What the passes read and write beyond AssignArgs.
 struct HighDimTensorExtra {
   const float* norms = nullptr;  ///< k: ‖c‖² of the iteration's centroids (sequential FMAs)
@@ -209,7 +220,7 @@ __global__ void __launch_bounds__(kHdThreads, hdMinBlocks(MT, kSplit))
   const unsigned* source_count = kSplit ? x.listed_count : x.active_count;
   const std::size_t rows = source_count ? static_cast<std::size_t>(*source_count) : a.n;
   // Bounds are written with the drift the iteration's centroids have: D rounded down.
-  const float drift_down = __double2float_rd(*x.drift);
+  const float drift_down = highDimDrift(*x.drift, d, false);
 
   unsigned long long changed = 0, ranked = 0;  // rows this thread decided or listed
   for (std::size_t base = static_cast<std::size_t>(blockIdx.x) * BM; base < rows;
