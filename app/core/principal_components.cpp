@@ -5,7 +5,8 @@
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
-#include <thread>
+
+#include "core/parallel.h"
 
 namespace kms::app {
 namespace {
@@ -18,20 +19,14 @@ double rowWeight(const Dataset& data, std::size_t i) {
   return 1.0;
 }
 
-/// Runs f(block) for every block of rows on the machine's threads; each block's result goes to
-/// its own slot, so the caller adds them in block order.
+/// Runs f(block) for every block of rows on the machine's threads (core/parallel.h); each
+/// block's result goes to its own slot, so the caller adds them in block order.
 template <typename F>
 void forEachBlock(std::size_t blocks, F&& f) {
-  const std::size_t threads =
-      std::min<std::size_t>(blocks, std::max(1u, std::thread::hardware_concurrency()));
-  std::vector<std::thread> workers;
-  for (std::size_t t = 0; t < threads; ++t)
-    workers.emplace_back([&, t] {
-      for (std::size_t b = t; b < blocks; b += threads)
-        f(b);
-    });
-  for (auto& w : workers)
-    w.join();
+  parallelRanges(blocks, 1, [&](std::size_t begin, std::size_t end) {
+    for (std::size_t b = begin; b < end; ++b)
+      f(b);
+  });
 }
 
 }  // namespace

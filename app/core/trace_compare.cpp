@@ -257,9 +257,10 @@ TraceComparison compareTrace(const Dataset& data, const RunTrace& trace, const Q
 
   TraceComparison out;
   // Identities: matched at the end by centroid distance (the identity when k is too large).
-  out.matching.resize(std::size_t(k));
+  std::vector<int> identity(static_cast<std::size_t>(k));
   for (int j = 0; j < k; ++j)
-    out.matching[std::size_t(j)] = j;
+    identity[std::size_t(j)] = j;
+  out.matching = identity;
   if (k <= kMaxMatchedK) {
     std::vector<double> cost(std::size_t(k) * k);
     for (int a = 0; a < k; ++a)
@@ -297,9 +298,6 @@ TraceComparison compareTrace(const Dataset& data, const RunTrace& trace, const Q
     if (!trace.inertia.empty()) it.traceInertia = trace.inertia[std::size_t(t) - 1];
 
     // Labels: implied against the exact run's (matched), and the near ties among the flips.
-    std::vector<int> identity(static_cast<std::size_t>(k));
-    for (int j = 0; j < k; ++j)
-      identity[std::size_t(j)] = j;
     // While the two runs' centroids agree to the bit, clusters are compared as they are.
     const std::vector<int>& map = sameStart ? identity : out.matching;
     const std::vector<std::int32_t> mine = sameStart ? impliedLabels : matched(impliedLabels);
