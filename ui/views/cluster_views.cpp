@@ -30,7 +30,7 @@ QComboBox* dimensionCombo(QWidget* parent, const QString& tip) {
 }
 
 QCheckBox* principalCheck(QWidget* parent) {
-  auto* check = new QCheckBox(QObject::tr("PCA"), parent);
+  auto* check = new QCheckBox(QObject::tr("Principal axes"), parent);
   check->setToolTip(QObject::tr(
       "Show the points on their principal components (PC1, PC2, PC3: the directions of largest "
       "variance, each named with its share), the centroids and trails projected the same way. "
