@@ -27,6 +27,7 @@ if [ "${1:-}" != "--app" ]; then  # tests, MPI ranks, the Python package, fuzzin
     libgtest-dev libopenmpi-dev openmpi-bin
     python3-numpy pybind11-dev python3-dev python3-pytest python3-sklearn
     xvfb xauth x11-apps clang desktop-file-utils appstream
+    libgif-dev libwebp-dev libavcodec-dev libavformat-dev libswscale-dev  # clips (--animate)
   )
 fi
 if [ "${1:-}" = "--peers" ]; then

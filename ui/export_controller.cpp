@@ -10,6 +10,7 @@
 
 #include "charts/convergence_chart.h"
 #include "charts/timing_chart.h"
+#include "clip_dialog.h"
 #include "core/dither.h"
 #include "data/run_history.h"
 #include "io/export.h"
@@ -46,6 +47,8 @@ KindInfo info(ExportController::Kind kind) {
       return {"convergence.png", "PNG image (*.png)"};
     case K::Window:
       return {"window.png", "PNG image (*.png)"};
+    case K::Animation:
+      return {"animation.gif", "GIF animation (*.gif);;WebP animation (*.webp);;MP4 video (*.mp4)"};
   }
   return {"out", "*"};
 }
@@ -85,6 +88,8 @@ bool ExportController::available(Kind kind) const {
       return labelled;
     case Kind::Report:
       return data && !history_.empty();
+    case Kind::Animation:
+      return labelled && frame->input != nullptr;
     case Kind::TimingChart:
     case Kind::ConvergenceChart:
     case Kind::Window:
@@ -109,12 +114,49 @@ void ExportController::exportInteractive(Kind kind) {
   QString dir = settings.value(kDirKey).toString();
   if (dir.isEmpty() || !QFileInfo(dir).isDir())
     dir = QStandardPaths::writableLocation(QStandardPaths::PicturesLocation);
+  if (kind == Kind::Animation) {
+    exportAnimationInteractive(dir);
+    return;
+  }
   const QString path =
       QFileDialog::getSaveFileName(dialogParent_, tr("Export"), suggestedPath(kind, dir),
                                    QString::fromLatin1(info(kind).filter));
   if (path.isEmpty()) return;
   settings.setValue(kDirKey, QFileInfo(path).absolutePath());
   exportTo(kind, path);
+}
+
+kms::app::clip::ClipJob ExportController::clipJob() const {
+  const session::FramePtr frame = views_.frame();
+  kms::app::clip::ClipJob job;
+  if (!frame) return job;
+  job.input = frame->input;
+  job.config = session_.settings().config;
+  job.config.seed += std::uint64_t(frame->start);  // start s of a best-of-N run: seed S + s
+  job.backend = session_.settings().backend;
+  return job;
+}
+
+bool ExportController::frameShowsHalfSteps() const {
+  const session::FramePtr frame = views_.frame();
+  return frame && frame->phase != session::StepPhase::Whole;
+}
+
+void ExportController::exportAnimationInteractive(const QString& dir) {
+  if (!available(Kind::Animation)) {
+    emit failed(tr("Animation: nothing to export yet (run at least one iteration)"));
+    return;
+  }
+  auto* dialog = new ClipDialog(clipJob(), suggestedPath(Kind::Animation, dir),
+                                frameShowsHalfSteps(), dialogParent_);
+  dialog->setAttribute(Qt::WA_DeleteOnClose);
+  connect(dialog, &ClipDialog::exported, this, [this](const QString& path, const QString&) {
+    QSettings().setValue(kDirKey, QFileInfo(path).absolutePath());
+    emit exported(Kind::Animation, path);
+  });
+  connect(dialog, &ClipDialog::failed, this, &ExportController::failed);
+  dialog->open();
+  lastClipDialog_ = dialog;
 }
 
 std::function<void()> ExportController::prepare(Kind kind, const QString& path,
@@ -133,9 +175,8 @@ std::function<void()> ExportController::prepare(Kind kind, const QString& path,
       return [=] {
         const QImage image =
             dither == DitherMode::None
-                ? (frame->quantized.isNull()
-                       ? quantizedImage(*data, frame->palette, frame->labels)
-                       : frame->quantized)
+                ? (frame->quantized.isNull() ? quantizedImage(*data, frame->palette, frame->labels)
+                                             : frame->quantized)
                 : ditheredImage(*frame->input, frame->engineCentroids, frame->palette, dither);
         writeImage(path, image);
       };
@@ -197,6 +238,10 @@ std::function<void()> ExportController::prepare(Kind kind, const QString& path,
       const QImage image = grabWindow_();
       return [=] { writeImage(path, image); };
     }
+    case Kind::Animation:
+      return [job = clipJob(), path, options = clipOptions_] {
+        kms::app::clip::exportClip(job, path, options);
+      };
   }
   return {};
 }

@@ -5,10 +5,13 @@
 
 #include <QFutureWatcher>
 #include <QObject>
+#include <QPointer>
 #include <QString>
 
 #include <functional>
 
+#include "clip/clip_export.h"
+#include "clip_dialog.h"
 #include "core/dither.h"
 
 class QWidget;
@@ -37,6 +40,7 @@ class ExportController : public QObject {
     TimingChart,
     ConvergenceChart,
     Window,
+    Animation,  ///< the shown run as a GIF, WebP or MP4 clip (ClipDialog when interactive)
   };
   Q_ENUM(Kind)
 
@@ -58,6 +62,11 @@ class ExportController : public QObject {
   /// Where the quantised picture's dithering comes from (the image view's mode); none if unset.
   void setDitherSource(std::function<kms::app::DitherMode()> dither);
 
+  /// The clip options exportTo(Animation, …) uses (the dialog has its own).
+  void setClipOptions(const kms::app::clip::ClipOptions& options) { clipOptions_ = options; }
+  /// The animation dialog opened last by exportInteractive(Animation), while it is open.
+  ClipDialog* clipDialog() const { return lastClipDialog_; }
+
   /// The file name offered for `kind`, in `directory`.
   QString suggestedPath(Kind kind, const QString& directory) const;
 
@@ -68,6 +77,10 @@ class ExportController : public QObject {
 
  private:
   std::function<void()> prepare(Kind kind, const QString& path, QString& error) const;
+  /// The shown start of the current run, to replay as a clip.
+  kms::app::clip::ClipJob clipJob() const;
+  bool frameShowsHalfSteps() const;
+  void exportAnimationInteractive(const QString& dir);
 
   session::SessionController& session_;
   const RunHistory& history_;
@@ -78,6 +91,8 @@ class ExportController : public QObject {
   std::function<kms::app::DitherMode()> dither_;
   QWidget* dialogParent_;
   int pending_ = 0;
+  kms::app::clip::ClipOptions clipOptions_;
+  QPointer<ClipDialog> lastClipDialog_;
   QList<QFutureWatcher<QString>*> watchers_;
 };
 

@@ -212,7 +212,8 @@ void MainWindow::connectActions() {
                                             {a.exportReport, K::Report},
                                             {a.exportTimingChart, K::TimingChart},
                                             {a.exportConvergenceChart, K::ConvergenceChart},
-                                            {a.exportWindow, K::Window}};
+                                            {a.exportWindow, K::Window},
+                                            {a.exportAnimation, K::Animation}};
   for (const auto& [action, kind] : exports)
     connect(action, &QAction::triggered, this,
             [this, kind = kind] { exporter_->exportInteractive(kind); });

@@ -131,7 +131,8 @@ void RunPresenter::updateActions() {
       {p_.actions.exportReport, K::Report},
       {p_.actions.exportTimingChart, K::TimingChart},
       {p_.actions.exportConvergenceChart, K::ConvergenceChart},
-      {p_.actions.exportWindow, K::Window}};
+      {p_.actions.exportWindow, K::Window},
+      {p_.actions.exportAnimation, K::Animation}};
   for (const auto& [action, kind] : exports)
     action->setEnabled(p_.exporter.available(kind));
   if (state == SessionState::Finished) p_.readout.setState(state, p_.session.pace());

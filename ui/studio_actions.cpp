@@ -64,9 +64,13 @@ StudioActions::StudioActions(QMainWindow* window) {
   exportConvergenceChart =
       make(window, tr("Con&vergence Chart…"), tr("Save the convergence chart as a picture"));
   exportWindow = make(window, tr("&Window Screenshot…"), tr("Save a picture of the whole window"));
+  exportAnimation = make(window, tr("&Animation…"),
+                         tr("Save the run as a clip for slides: GIF, WebP or MP4, iteration by "
+                            "iteration"));
   exportMenu->addActions({exportImage, exportPalette, exportLabels, exportCentroids, exportReport});
   exportMenu->addSeparator();
-  exportMenu->addActions({exportTimingChart, exportConvergenceChart, exportWindow});
+  exportMenu->addActions(
+      {exportAnimation, exportTimingChart, exportConvergenceChart, exportWindow});
 
   playPause = make(window, tr("&Play"), tr("Run k-means"), QKeySequence(Qt::Key_Space),
                    icon(IconKind::Play));
@@ -145,7 +149,8 @@ StudioActions::StudioActions(QMainWindow* window) {
   exportButton->setPopupMode(QToolButton::InstantPopup);
   exportButton->setIcon(icon(IconKind::Export));
   exportButton->setText(tr("Export"));
-  exportButton->setToolTip(tr("Save results: picture, palette, labels, centroids, report, charts"));
+  exportButton->setToolTip(
+      tr("Save results: picture, palette, labels, centroids, report, an animation, charts"));
   exportButton->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
   toolBar->addWidget(exportButton);
   viewMenu->addAction(toolBar->toggleViewAction());

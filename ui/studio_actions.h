@@ -34,6 +34,7 @@ struct StudioActions {
   QAction* exportTimingChart;
   QAction* exportConvergenceChart;
   QAction* exportWindow;
+  QAction* exportAnimation;  // the run as a GIF, WebP or MP4 clip
   // Run
   QAction* playPause;
   QAction* step;       // half an iteration: assign, then update (→)

@@ -1,9 +1,12 @@
 // kmeans-cli: headless colour quantisation and point clustering. Usage and exit status: --help,
 // cli/options.cpp and cli/exit_codes.h.
 #include <QCoreApplication>
+#include <QGuiApplication>
 
 #include <cstdio>
 
+#include <cstring>
+#include <memory>
 #include <optional>
 
 #include "cli/distributed_run.h"
@@ -11,6 +14,18 @@
 #include "cli/mpi_world.h"
 #include "cli/options.h"
 #include "cli/run.h"
+
+namespace {
+
+/// --animate is on the command line (before Qt's parser runs: it decides the application type).
+bool drawsClip(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i)
+    if (std::strcmp(argv[i], "--animate") == 0 || std::strncmp(argv[i], "--animate=", 10) == 0)
+      return true;
+  return false;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   using namespace kms::app::cli;
@@ -25,8 +40,16 @@ int main(int argc, char** argv) {
   }
   std::optional<MpiWorld> world;
   if (launched > 0 && mpiBuilt()) world.emplace(&argc, &argv);
-  // QImage reading and writing need no GUI platform, so a core application is enough.
-  QCoreApplication app(argc, argv);
+  // QImage reading and writing need no GUI platform, so a core application is enough; drawing a
+  // clip's text needs fonts, which a GUI application on the offscreen platform provides without
+  // a display.
+  std::unique_ptr<QCoreApplication> application;
+  if (drawsClip(argc, argv)) {
+    qputenv("QT_QPA_PLATFORM", "offscreen");
+    application = std::make_unique<QGuiApplication>(argc, argv);
+  } else {
+    application = std::make_unique<QCoreApplication>(argc, argv);
+  }
   QCoreApplication::setApplicationName(QStringLiteral("kmeans-cli"));
   QCoreApplication::setApplicationVersion(QStringLiteral(KMS_VERSION));
   CliOptions options;

@@ -1,5 +1,7 @@
 #include "cli/options.h"
 
+#include "clip/clip_export.h"
+
 #include <QCommandLineParser>
 
 #include <cmath>
@@ -140,6 +142,15 @@ CliOptions parseCommandLine(const QStringList& arguments) {
        "Write the palette: .gpl = GIMP palette, else #rrggbb lines (image input "
        "only).",
        "FILE"},
+      {"animate",
+       "Write the run as an animated clip for slides: .gif, .webp or .mp4 (by the suffix). "
+       "Every iteration (or, with --half-steps, its assign and update moves) drawn as the window "
+       "draws it: points with regions and trails, or the quantised picture, beside the "
+       "convergence chart, with a caption.",
+       "FILE"},
+      {"animate-size", "--animate: frame size in pixels (default 800x600).", "WxH", "800x600"},
+      {"animate-fps", "--animate: frames a second (default 4; 0.5 to 60).", "N", "4"},
+      {"half-steps", "--animate: show each iteration as its two moves, assign then update."},
       {"out-labels", "Write index,label CSV.", "FILE"},
       {"out-centroids", "Write the centroids as CSV.", "FILE"},
       {"report", "Write a JSON run report.", "FILE"},
@@ -206,6 +217,28 @@ CliOptions parseCommandLine(const QStringList& arguments) {
   options.resume = parser.value("resume");
   options.liveReport = parser.value("live-report");
   options.trace = parser.value("trace");
+  options.animate = parser.value("animate");
+  if (!options.animate.isEmpty() || parser.isSet("animate-size") || parser.isSet("animate-fps") ||
+      parser.isSet("half-steps")) {
+    if (options.animate.isEmpty())
+      throw UsageError("--animate-size, --animate-fps and --half-steps go with --animate FILE");
+    if (options.sweep || !options.compareTrace.isEmpty())
+      throw UsageError("--animate draws one run: drop --sweep and --compare-trace");
+    if (!clip::clipFormatOf(options.animate))
+      badValue(parser, "animate", "a file name ending in .gif, .webp or .mp4");
+    const QStringList size = parser.value("animate-size").split(QLatin1Char('x'));
+    bool wide = false, high = false;
+    options.clip.size = QSize(size.value(0).toInt(&wide), size.value(1).toInt(&high));
+    if (size.size() != 2 || !wide || !high)
+      badValue(parser, "animate-size", "WIDTHxHEIGHT (800x600)");
+    options.clip.framesPerSecond = doubleValue(parser, "animate-fps");
+    options.clip.halfSteps = parser.isSet("half-steps");
+    try {
+      clip::validateClipOptions(options.clip);
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(std::string("--animate: ") + e.what());
+    }
+  }
   options.compareTrace = parser.value("compare-trace");
   if (!options.compareTrace.isEmpty() && (parser.isSet("k") || !options.initCentroids.isEmpty() ||
                                           parser.isSet("sweep") || !options.trace.isEmpty()))

@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "clip/clip_export.h"
 #include "core/cluster_input.h"
 #include "core/dither.h"
 #include "io/generators.h"
@@ -55,6 +56,10 @@ struct CliOptions {
   /// (core/trace_compare.h) instead of clustering.
   QString trace;
   QString compareTrace;
+  /// --animate FILE (.gif, .webp, .mp4) with --animate-size, --animate-fps, --half-steps: the
+  /// chosen start as a clip (clip/clip_export.h).
+  QString animate;
+  clip::ClipOptions clip;
   /// --rank-shares: under mpirun, the ranks' shares of the rows in these proportions (one per
   /// rank); empty: even shares.
   std::vector<double> rankShares;

@@ -47,14 +47,22 @@ void Engine::recordHistory() {
   history_.push_back({std::move(centroids), std::move(now.centred), last_});
 }
 
-void Engine::snapshotAt(int iteration, Snapshot& out) {
+const Engine::HistoryEntry& Engine::historyEntry(int iteration) const {
   if (!config_.keep_history)
-    throw std::logic_error("Engine::snapshotAt needs KMeansConfig::keep_history");
+    throw std::logic_error("Engine: the run's history needs KMeansConfig::keep_history");
   if (iteration < 0 || iteration >= static_cast<int>(history_.size()))
-    throw std::out_of_range("Engine::snapshotAt: iteration " + std::to_string(iteration) +
+    throw std::out_of_range("Engine: iteration " + std::to_string(iteration) +
                             " is not in this run (0 to " +
                             std::to_string(static_cast<int>(history_.size()) - 1) + ")");
-  const HistoryEntry& entry = history_[static_cast<std::size_t>(iteration)];
+  return history_[static_cast<std::size_t>(iteration)];
+}
+
+const std::vector<float>& Engine::centroidsAt(int iteration) const {
+  return historyEntry(iteration).centroids;
+}
+
+void Engine::snapshotAt(int iteration, Snapshot& out) {
+  const HistoryEntry& entry = historyEntry(iteration);
   out.iteration = iteration;
   out.k = history_k_;
   out.d = history_d_;

@@ -19,6 +19,7 @@ import tempfile
 import numpy as np
 
 from . import _engine
+from ._trace import Trace, write_trace
 
 try:  # scikit-learn's base classes and checks when it is installed (the estimator API either way)
     from sklearn.base import BaseEstimator, ClusterMixin, TransformerMixin
@@ -43,7 +44,7 @@ except ImportError:  # pragma: no cover - exercised only without scikit-learn
         check_random_state,
     )
 
-__all__ = ["KMeans", "quantize", "show"]
+__all__ = ["KMeans", "Trace", "quantize", "show", "write_trace"]
 __version__ = "0.1.0"
 
 _INITS = ("greedy-k-means++", "k-means++", "random")
@@ -78,6 +79,9 @@ class KMeans(ClusterMixin, TransformerMixin, BaseEstimator):
         GPUs for one run: "0,1" or "all" (rows sharded, sums all-reduced, the same result).
     n_threads : int, default 0
         CPU backend threads (0: all).
+    record_trace : {False, True, "labels"}, default False
+        Keep the best start's centroids at every iteration in ``trace_`` (with "labels" also every
+        iteration's labels). With n_init > 1 the best start is run once more to record it.
 
     Attributes
     ----------
@@ -90,6 +94,8 @@ class KMeans(ClusterMixin, TransformerMixin, BaseEstimator):
         empty_clusters, ms
     starts_ : list of dict — every start's seed, inertia, iterations and whether it converged
     backend_ : str — "cuda" or "cpu", what ran
+    trace_ : Trace or None — with ``record_trace``: the best start's run in the trace format
+        (``trace_.save(folder)``; ``kmeans-cli DATA --compare-trace folder`` replays it)
     """
 
     def __init__(
@@ -105,6 +111,7 @@ class KMeans(ClusterMixin, TransformerMixin, BaseEstimator):
         backend="auto",
         devices=None,
         n_threads=0,
+        record_trace=False,
     ):
         self.n_clusters = n_clusters
         self.init = init
@@ -116,6 +123,7 @@ class KMeans(ClusterMixin, TransformerMixin, BaseEstimator):
         self.backend = backend
         self.devices = devices
         self.n_threads = n_threads
+        self.record_trace = record_trace
 
     def _more_tags(self):
         # As scikit-learn's own KMeans: zero weights leave rows in the data's bounding box (the
@@ -139,9 +147,13 @@ class KMeans(ClusterMixin, TransformerMixin, BaseEstimator):
                                  ("max_iter", self.max_iter, 1)):
             if not isinstance(value, numbers.Integral) or value < low:
                 raise ValueError(f"{name} must be an integer of at least {low}, got {value!r}")
+        if self.record_trace not in (False, True, "labels"):
+            raise ValueError(f"record_trace must be False, True or 'labels', got {self.record_trace!r}")
         if not isinstance(self.tol, numbers.Real) or not self.tol >= 0:
             raise ValueError(f"tol must be a number of at least 0, got {self.tol!r}")
-        return dict(backend=self.backend, devices=self.devices or "", threads=int(self.n_threads))
+        record = {False: "none", True: "centroids", "labels": "labels"}[self.record_trace]
+        return dict(backend=self.backend, devices=self.devices or "", threads=int(self.n_threads),
+                    record=record)
 
     # -- the estimator -----------------------------------------------------------------------
     def fit(self, X, y=None, sample_weight=None):
@@ -168,7 +180,7 @@ class KMeans(ClusterMixin, TransformerMixin, BaseEstimator):
         r = _engine.fit(X, weights, None, k, init.replace("k-means", "kmeans"), given,
                         int(self.n_init), int(self.max_iter), float(self.tol), self._seed(),
                         self.empty_clusters, settings["backend"], settings["devices"],
-                        settings["threads"])
+                        settings["threads"], settings["record"])
         self.cluster_centers_ = r["centroids"]
         self.labels_ = r["labels"]
         self.inertia_ = float(r["inertia"])
@@ -178,6 +190,12 @@ class KMeans(ClusterMixin, TransformerMixin, BaseEstimator):
         self.backend_ = r["backend"]
         self._centred = r["centred_centroids"]
         self._frame = _engine.frame_of(X)
+        self.trace_ = None
+        if "trace_centroids" in r:
+            self.trace_ = Trace(r["trace_centroids"], r.get("trace_labels"),
+                                np.array([h["inertia"] for h in self.history_], dtype=np.float64),
+                                np.array([h["changed"] for h in self.history_], dtype=np.int64),
+                                f"kmeans_studio {__version__} ({r['backend']}: {r['device']})")
         return self
 
     def predict(self, X):
@@ -208,22 +226,34 @@ class KMeans(ClusterMixin, TransformerMixin, BaseEstimator):
         return -float(d2.sum())
 
 
-def quantize(image, n_colors, *, init="greedy-k-means++", n_init=1, max_iter=300, tol=1e-4,
-             random_state=1, backend="auto", devices=None, n_threads=0):
+def quantize(image, n_colors, *, colour_space="srgb", dither="none", init="greedy-k-means++",
+             n_init=1, max_iter=300, tol=1e-4, random_state=1, backend="auto", devices=None,
+             n_threads=0):
     """Reduces an 8-bit RGB picture to ``n_colors`` colours, as ``kmeans-cli picture -k N``.
 
     The picture (H × W × 3 uint8, sRGB) is clustered as its distinct colours, each counted as
     often as it occurs — exactly the result of clustering every pixel, and the same palette,
-    centroids and pixel labels as kmeans-cli with the same seed (``random_state``), settings and
-    ``--restarts n_init``.
+    centroids and pixels as kmeans-cli with the same seed (``random_state``), settings,
+    ``--colour-space``, ``--dither`` and ``--restarts n_init``.
+
+    colour_space : {"srgb", "linear", "lab", "oklab"}
+        The space the colours are clustered (and dithered) in: the file's own values, light
+        intensities, CIELAB or Oklab (perceptual: differences closer to what the eye sees).
+    dither : {"none", "fs", "ordered"}
+        "none": every pixel its cluster's colour; "fs": Floyd–Steinberg error diffusion
+        (serpentine, in bands, the same for any number of threads); "ordered": 8 × 8 Bayer
+        thresholds between each pixel's two nearest palette colours.
 
     Returns ``(palette, indices, centroids)``: the palette as ``n_colors × 3`` uint8 (each centroid
-    rounded to the nearest 8-bit value), every pixel's palette index (H × W, int32, so that
-    ``palette[indices]`` is the quantised picture), and the centroids in [0, 1] (float32).
+    in sRGB rounded to the nearest 8-bit value), every pixel's palette index (H × W, int32, so
+    that ``palette[indices]`` is the quantised picture), and the centroids as sRGB in [0, 1]
+    (float32; outside the gamut clamped, as the palette).
     """
     pixels = np.asarray(image)
     if pixels.dtype != np.uint8 or pixels.ndim != 3 or pixels.shape[2] != 3:
         raise ValueError(f"image must be an H × W × 3 uint8 array, got {pixels.dtype} {pixels.shape}")
+    if dither not in ("none", "fs", "ordered"):
+        raise ValueError(f"dither must be 'none', 'fs' or 'ordered', not {dither!r}")
     k = int(n_colors)
     keys = ((pixels[..., 0].astype(np.uint32) << 16) | (pixels[..., 1].astype(np.uint32) << 8)
             | pixels[..., 2].astype(np.uint32)).ravel()
@@ -233,15 +263,23 @@ def quantize(image, n_colors, *, init="greedy-k-means++", n_init=1, max_iter=300
                          f"choose 1 to {distinct.size}")
     rows = np.stack([(distinct >> 16) & 0xFF, (distinct >> 8) & 0xFF, distinct & 0xFF], axis=1)
     rows = np.ascontiguousarray(rows.astype(np.float32) / np.float32(255.0))
+    if colour_space != "srgb":
+        rows = _engine.colours_from_srgb(rows, colour_space)
     seed = int(random_state) if random_state is not None else int(np.random.randint(0, 2**31 - 1))
     r = _engine.fit(rows, None, counts.astype(np.uint32), k, init.replace("k-means", "kmeans"),
                     None, int(n_init), int(max_iter), float(tol), seed, "reseed", backend,
                     devices or "", int(n_threads))
     centroids = r["centroids"]
+    if colour_space != "srgb":
+        centroids = _engine.colours_to_srgb(centroids, colour_space)
     # kmeans-cli's palette: each channel rounded half away from zero, clamped to 0…255.
     scaled = (centroids * np.float32(255.0)).astype(np.float64)
     palette = np.clip(np.floor(np.abs(scaled) + 0.5) * np.sign(scaled), 0, 255).astype(np.uint8)
-    indices = r["labels"][index].reshape(pixels.shape[:2])
+    if dither == "none":
+        indices = r["labels"][index].reshape(pixels.shape[:2])
+    else:
+        indices = _engine.dither(rows, index.astype(np.uint32), pixels.shape[1], pixels.shape[0],
+                                 r["centroids"], dither)
     return palette, indices, centroids
 
 

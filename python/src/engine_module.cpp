@@ -17,6 +17,8 @@
 #include <string>
 #include <vector>
 
+#include "core/colour_space.h"
+#include "core/dither_pixels.h"
 #include "kmeans/backend.h"
 #include "kmeans/config.h"
 #include "kmeans/data.h"
@@ -138,7 +140,7 @@ py::dict fit(const FloatArray& x, std::optional<FloatArray> weights,
              std::optional<CountArray> counts, int k, const std::string& init,
              std::optional<FloatArray> initial_centroids, int n_init, int max_iter, double tol,
              std::uint64_t seed, const std::string& empty_clusters, const std::string& backend,
-             const std::string& devices, int threads) {
+             const std::string& devices, int threads, const std::string& record) {
   const kms::DataView view = viewOf(x, weights ? &*weights : nullptr, counts ? &*counts : nullptr);
   kms::KMeansConfig config;
   config.k = k;
@@ -159,6 +161,8 @@ py::dict fit(const FloatArray& x, std::optional<FloatArray> weights,
   if (!policy) throw py::value_error("empty_clusters must be 'reseed' or 'keep'");
   config.empty_clusters = *policy;
   if (n_init < 1) throw py::value_error("n_init must be at least 1");
+  if (record != "none" && record != "centroids" && record != "labels")
+    throw py::value_error("record_trace must be False, True or 'labels'");
 
   std::atomic<bool> interrupt{false};
   kms::CreatedEngine created;
@@ -166,6 +170,8 @@ py::dict fit(const FloatArray& x, std::optional<FloatArray> weights,
   std::vector<std::int32_t> labels;
   int best = -1;
   std::string device;
+  std::vector<float> trace_centroids;      // (T + 1) × k × d, with record
+  std::vector<std::int32_t> trace_labels;  // T × n, with record == "labels"
   runInterruptibly(interrupt, [&] {
     created = kms::createEngine(backendOf(backend), optionsOf(devices, threads));
     kms::Engine& engine = *created.engine;
@@ -174,9 +180,47 @@ py::dict fit(const FloatArray& x, std::optional<FloatArray> weights,
     std::vector<int> starts(static_cast<std::size_t>(n_init));
     for (int s = 0; s < n_init; ++s)
       starts[static_cast<std::size_t>(s)] = s;
-    outcomes = engine.runStarts(config, starts,
-                                [&](const kms::StartOutcome&) { return !interrupt.load(); });
-    best = kms::bestOutcome(outcomes);
+    if (record == "none" || n_init > 1) {
+      outcomes = engine.runStarts(config, starts,
+                                  [&](const kms::StartOutcome&) { return !interrupt.load(); });
+      best = kms::bestOutcome(outcomes);
+    }
+    if (record != "none") {
+      // The best start again (or the only one) with its history kept: the same trajectory as
+      // in runStarts, start s being the run seeded config.seed + s.
+      kms::KMeansConfig traced = config;
+      traced.keep_history = true;
+      if (best >= 0) traced.seed = outcomes[static_cast<std::size_t>(best)].seed;
+      engine.initialize(traced);
+      kms::StartOutcome outcome;
+      outcome.seed = traced.seed;
+      engine.run([&](const kms::IterationStats& stats) {
+        outcome.iterations.push_back(stats);
+        return true;
+      });
+      outcome.converged = engine.converged();
+      kms::Snapshot last;
+      engine.snapshot(last);
+      outcome.centroids = last.centroids;
+      outcome.centred_centroids = last.centred_centroids;
+      const int iterations = engine.iteration();
+      trace_centroids.reserve(static_cast<std::size_t>(iterations + 1) * last.centroids.size());
+      for (int t = 0; t <= iterations; ++t) {
+        const std::vector<float>& c = engine.centroidsAt(t);
+        trace_centroids.insert(trace_centroids.end(), c.begin(), c.end());
+      }
+      if (record == "labels") {
+        kms::Snapshot at;
+        for (int t = 1; t <= iterations; ++t) {
+          engine.snapshotAt(t, at);
+          trace_labels.insert(trace_labels.end(), at.labels.begin(), at.labels.end());
+        }
+      }
+      if (best < 0) {
+        outcomes.push_back(std::move(outcome));
+        best = 0;
+      }
+    }
     engine.assign(outcomes[static_cast<std::size_t>(best)].centred_centroids, labels);
     device = engine.info().device;
   });
@@ -217,6 +261,18 @@ py::dict fit(const FloatArray& x, std::optional<FloatArray> weights,
   result["backend"] = created.kind == kms::BackendKind::Cuda ? "cuda" : "cpu";
   result["device"] = device;
   result["note"] = created.note;
+  if (record != "none") {
+    const auto per = static_cast<std::size_t>(k) * static_cast<std::size_t>(view.d);
+    const auto steps = static_cast<py::ssize_t>(trace_centroids.size() / per);
+    py::array_t<float> c({steps, static_cast<py::ssize_t>(k), static_cast<py::ssize_t>(view.d)});
+    std::copy(trace_centroids.begin(), trace_centroids.end(), c.mutable_data());
+    result["trace_centroids"] = c;
+    if (record == "labels") {
+      py::array_t<std::int32_t> l({steps - 1, static_cast<py::ssize_t>(view.n)});
+      std::copy(trace_labels.begin(), trace_labels.end(), l.mutable_data());
+      result["trace_labels"] = l;
+    }
+  }
   return result;
 }
 
@@ -262,6 +318,72 @@ py::array_t<float> frameOf(const FloatArray& x) {
   return out;
 }
 
+kms::app::ColourSpace spaceOf(const std::string& name) {
+  const auto space = kms::app::parseColourSpace(name);
+  if (!space)
+    throw py::value_error("colour_space must be 'srgb', 'linear', 'lab' or 'oklab', not '" + name +
+                          "'");
+  return *space;
+}
+
+/// Rows of three sRGB values in [0, 1] converted to `space` (or back, `to_srgb`), with the
+/// conversions kmeans-cli and the window use, so the engine sees the same floats.
+py::array_t<float> convertColours(const FloatArray& rows, const std::string& space, bool to_srgb) {
+  if (rows.ndim() != 2 || rows.shape(1) != 3)
+    throw py::value_error("colours must be an (n, 3) array");
+  const auto n = static_cast<std::size_t>(rows.shape(0));
+  std::vector<float> values(rows.data(), rows.data() + rows.size());
+  if (to_srgb)
+    kms::app::convertRowsToSrgb(spaceOf(space), values.data(), n, 3);
+  else
+    kms::app::convertRowsFromSrgb(spaceOf(space), values.data(), n, 3);
+  return matrix(values, n, 3);
+}
+
+using IndexArray = py::array_t<std::uint32_t, py::array::c_style | py::array::forcecast>;
+
+/// Every pixel's palette entry with dithering (core/dither_pixels.h, as kmeans-cli --dither):
+/// `rows` the distinct colours in the clustering's space, `pixel_rows` each pixel's row
+/// (height × width), `centroids` k × 3 in the same space.
+py::array_t<std::int32_t> dither(const FloatArray& rows, const IndexArray& pixel_rows, int width,
+                                 int height, const FloatArray& centroids, const std::string& mode) {
+  const auto parsed = kms::app::parseDitherMode(mode);
+  if (!parsed)
+    throw py::value_error("dither must be 'none', 'fs' or 'ordered', not '" + mode + "'");
+  if (rows.ndim() != 2 || centroids.ndim() != 2 || rows.shape(1) != centroids.shape(1) ||
+      pixel_rows.size() != static_cast<py::ssize_t>(width) * height)
+    throw py::value_error("dither: rows, centroids and pixels do not agree");
+  kms::app::DitherPicture picture;
+  picture.width = width;
+  picture.height = height;
+  picture.d = static_cast<int>(rows.shape(1));
+  picture.rows = rows.data();
+  picture.rowCount = static_cast<std::size_t>(rows.shape(0));
+  picture.pixelRows = pixel_rows.data();
+  for (py::ssize_t p = 0; p < pixel_rows.size(); ++p)
+    if (pixel_rows.data()[p] >= picture.rowCount)
+      throw py::value_error("dither: a pixel's row is out of range");
+  const std::vector<float> palette(centroids.data(), centroids.data() + centroids.size());
+  py::array_t<std::int32_t> out(
+      {static_cast<py::ssize_t>(height), static_cast<py::ssize_t>(width)});
+  struct Sink final : kms::app::DitherSink {
+    std::int32_t* entries;
+    int width;
+    void set(int x, int y, int entry) override {
+      entries[static_cast<std::size_t>(y) * static_cast<std::size_t>(width) +
+              static_cast<std::size_t>(x)] = entry;
+    }
+  } sink;
+  sink.entries = out.mutable_data();
+  sink.width = width;
+  std::atomic<bool> interrupt{false};
+  runInterruptibly(interrupt, [&] {
+    if (!kms::app::ditherPixels(picture, palette, *parsed, sink, &interrupt))
+      throw kms::Interrupted("dithering interrupted");
+  });
+  return out;
+}
+
 }  // namespace
 
 PYBIND11_MODULE(_engine, m) {
@@ -273,10 +395,24 @@ PYBIND11_MODULE(_engine, m) {
   m.def("fit", &fit, py::arg("x"), py::arg("weights"), py::arg("counts"), py::arg("k"),
         py::arg("init"), py::arg("initial_centroids"), py::arg("n_init"), py::arg("max_iter"),
         py::arg("tol"), py::arg("seed"), py::arg("empty_clusters"), py::arg("backend"),
-        py::arg("devices"), py::arg("threads"));
+        py::arg("devices"), py::arg("threads"), py::arg("record") = "none");
   m.def("predict", &predict, py::arg("x"), py::arg("centroids"), py::arg("centred"),
         py::arg("fit_mid"), py::arg("backend"), py::arg("devices"), py::arg("threads"));
   m.def("frame_of", &frameOf, py::arg("x"));
+  m.def(
+      "colours_from_srgb",
+      [](const FloatArray& rows, const std::string& space) {
+        return convertColours(rows, space, false);
+      },
+      py::arg("rows"), py::arg("space"));
+  m.def(
+      "colours_to_srgb",
+      [](const FloatArray& rows, const std::string& space) {
+        return convertColours(rows, space, true);
+      },
+      py::arg("rows"), py::arg("space"));
+  m.def("dither", &dither, py::arg("rows"), py::arg("pixel_rows"), py::arg("width"),
+        py::arg("height"), py::arg("centroids"), py::arg("mode"));
   m.def(
       "data_address",
       [](const FloatArray& x) { return reinterpret_cast<std::uintptr_t>(x.data()); },

@@ -183,6 +183,87 @@ def test_quantize_equals_kmeans_cli(tmp_path):
         kmeans_studio.quantize(np.zeros((4, 4, 3), np.uint8), 2)
 
 
+def read_ppm(path):
+    with open(path, "rb") as f:
+        data = f.read()
+    fields, at = [], 0
+    while len(fields) < 4:  # magic, width, height, maximum, separated by whitespace
+        while data[at:at + 1].isspace():
+            at += 1
+        end = at
+        while not data[end:end + 1].isspace():
+            end += 1
+        fields.append(data[at:end])
+        at = end
+    assert fields[0] == b"P6" and fields[3] == b"255"
+    width, height = int(fields[1]), int(fields[2])
+    return np.frombuffer(data[at + 1:], np.uint8).reshape(height, width, 3)
+
+
+@pytest.mark.parametrize("space, dither", [("lab", "fs"), ("oklab", "ordered"), ("linear", "none"),
+                                           ("srgb", "fs")])
+def test_quantize_colour_spaces_and_dithering_equal_kmeans_cli(tmp_path, space, dither):
+    cli = os.environ.get("KMS_CLI")
+    if not cli:
+        pytest.skip("KMS_CLI (kmeans-cli) not given")
+    picture = photo_like(150, 200, 11)
+    ppm = tmp_path / "p.ppm"
+    with open(ppm, "wb") as f:
+        f.write(b"P6\n200 150\n255\n" + picture.tobytes())
+    subprocess.run([cli, str(ppm), "-k", "12", "--seed", "3", "--backend", "cpu", "--colour-space",
+                    space, "--dither", dither, "--out-image", str(tmp_path / "q.ppm"),
+                    "--out-centroids", str(tmp_path / "c.csv"), "--out-labels",
+                    str(tmp_path / "l.csv"), "-q"], check=True)
+    expected = read_ppm(tmp_path / "q.ppm")
+    labels, centroids = read_cli_outputs(tmp_path / "l.csv", tmp_path / "c.csv")
+    palette, indices, found = kmeans_studio.quantize(picture, 12, colour_space=space, dither=dither,
+                                                     random_state=3, backend="cpu")
+    assert np.array_equal(found.view(np.uint32), centroids.view(np.uint32))
+    assert np.array_equal(palette[indices], expected)
+    if dither == "none":
+        assert np.array_equal(indices.ravel(), labels)
+    else:  # dithering mixes colours: many pixels leave their cluster's colour, all stay in palette
+        assert indices.min() >= 0 and indices.max() < 12
+        assert 0.05 < np.mean(indices.ravel() != labels) < 0.95
+    with pytest.raises(ValueError, match="colour_space"):
+        kmeans_studio.quantize(picture, 4, colour_space="hsv")
+    with pytest.raises(ValueError, match="dither"):
+        kmeans_studio.quantize(picture, 4, dither="random")
+
+
+@pytest.mark.parametrize("n_init, record", [(1, True), (3, "labels")])
+def test_trace_replays_as_exact_lloyd(tmp_path, n_init, record):
+    X = blobs(6000, 3, 6, 8)
+    model = KMeans(6, n_init=n_init, random_state=2, backend="cpu", record_trace=record).fit(X)
+    plain = KMeans(6, n_init=n_init, random_state=2, backend="cpu").fit(X)
+    assert plain.trace_ is None
+    assert np.array_equal(model.cluster_centers_.view(np.uint32), plain.cluster_centers_.view(np.uint32))
+    assert np.array_equal(model.labels_, plain.labels_)
+    trace = model.trace_
+    assert trace.centroids.shape == (model.n_iter_ + 1, 6, 3)
+    assert np.array_equal(trace.centroids[-1].view(np.uint32), model.cluster_centers_.view(np.uint32))
+    assert np.array_equal(trace.inertia, [h["inertia"] for h in model.history_])
+    if record == "labels":
+        assert trace.labels.shape == (model.n_iter_, len(X))
+        assert np.array_equal(trace.labels[-1], model.labels_) or model.history_[-1]["changed"] > 0
+    else:
+        assert trace.labels is None
+    folder = trace.save(str(tmp_path / "trace"))
+    cli = os.environ.get("KMS_CLI")
+    if not cli:
+        pytest.skip("KMS_CLI (kmeans-cli) not given")
+    np.save(tmp_path / "x.npy", X)
+    subprocess.run([cli, str(tmp_path / "x.npy"), "--compare-trace", folder, "--report",
+                    str(tmp_path / "r.json"), "-q"], check=True)
+    import json
+    with open(tmp_path / "r.json") as f:
+        report = json.load(f)["trace_comparison"]
+    assert report["first_divergence"] == 0, report  # 0: the trace is exact Lloyd to the bit
+    assert report["first_flip"] == 0, report
+    with pytest.raises(ValueError, match="record_trace"):
+        KMeans(2, record_trace="all").fit(X)
+
+
 def test_show_runs_the_same_fit_in_the_window(tmp_path):
     studio = os.environ.get("KMS_STUDIO")
     if not studio:

@@ -8,17 +8,15 @@
 
 #include <vector>
 
+#include "render/cluster_style.h"
 #include "session/session_types.h"
 
 namespace kms::ui {
 
-/// The categorical colour of cluster `index` (Tableau 20 order, then golden-angle hues).
-QColor categoricalColour(int index);
+using kms::app::categoricalColour;  // render/cluster_style.h, shared with exported clips
+using kms::app::contrastingText;
 
 /// The colour of every cluster of `frame`: centroid colours when `image`, else categorical.
 std::vector<QColor> clusterColours(const session::Frame& frame, bool image);
-
-/// Black or white, whichever reads better on `background`.
-QColor contrastingText(const QColor& background);
 
 }  // namespace kms::ui

@@ -1,5 +1,7 @@
 #include "views/voronoi_layer.h"
 
+#include "render/cluster_style.h"
+
 #include <qcustomplot.h>
 #include <QtConcurrent/QtConcurrentRun>
 
@@ -11,8 +13,6 @@ namespace kms::ui {
 namespace {
 
 constexpr int kCellPixels = 2;
-constexpr int kFillAlpha = 46;
-constexpr int kEdgeAlpha = 150;
 
 }  // namespace
 
@@ -95,46 +95,7 @@ void VoronoiLayer::start() {
 
 QImage VoronoiLayer::render(const std::vector<QPointF>& centres, const std::vector<QColor>& colours,
                             const QRectF& range, QSize size) {
-  QImage image(size, QImage::Format_ARGB32_Premultiplied);
-  if (centres.empty() || size.isEmpty()) {
-    image.fill(Qt::transparent);
-    return image;
-  }
-  std::vector<int> owner(std::size_t(size.width()) * std::size_t(size.height()));
-  const double dx = range.width() / size.width(), dy = range.height() / size.height();
-  for (int row = 0; row < size.height(); ++row) {
-    const double y = range.top() + (size.height() - row - 0.5) * dy;  // row 0 at the top
-    for (int col = 0; col < size.width(); ++col) {
-      const double x = range.left() + (col + 0.5) * dx;
-      int best = 0;
-      double bestDistance = std::numeric_limits<double>::infinity();
-      for (std::size_t c = 0; c < centres.size(); ++c) {
-        const double ex = x - centres[c].x(), ey = y - centres[c].y();
-        const double distance = ex * ex + ey * ey;
-        if (distance < bestDistance) {
-          bestDistance = distance;
-          best = int(c);
-        }
-      }
-      owner[std::size_t(row) * std::size_t(size.width()) + std::size_t(col)] = best;
-    }
-  }
-  for (int row = 0; row < size.height(); ++row) {
-    auto* line = reinterpret_cast<QRgb*>(image.scanLine(row));
-    for (int col = 0; col < size.width(); ++col) {
-      const int o = owner[std::size_t(row) * std::size_t(size.width()) + std::size_t(col)];
-      const bool edge =
-          (col + 1 < size.width() &&
-           owner[std::size_t(row) * std::size_t(size.width()) + std::size_t(col) + 1] != o) ||
-          (row + 1 < size.height() &&
-           owner[std::size_t(row + 1) * std::size_t(size.width()) + std::size_t(col)] != o);
-      QColor colour = std::size_t(o) < colours.size() ? colours[std::size_t(o)] : Qt::gray;
-      if (edge) colour = colour.darker(130);
-      colour.setAlpha(edge ? kEdgeAlpha : kFillAlpha);
-      line[col] = qPremultiply(colour.rgba());
-    }
-  }
-  return image;
+  return kms::app::voronoiRegions(centres, colours, range, size);
 }
 
 }  // namespace kms::ui

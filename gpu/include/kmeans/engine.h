@@ -94,6 +94,9 @@ class Engine {
   /// none at t = 0 — and the stats of t. Needs KMeansConfig::keep_history (std::logic_error
   /// without it); std::out_of_range for t outside the run.
   void snapshotAt(int iteration, Snapshot& out);
+  /// The centroids after iteration t (k × d, data units) from the history, without labels (no
+  /// assignment is run). Needs keep_history, as snapshotAt.
+  const std::vector<float>& centroidsAt(int iteration) const;
 
   /// Asks for the state of the next iteration step() completes to be captured without stalling
   /// the computation (CUDA: copied to pinned memory on a copy stream while later iterations
@@ -192,6 +195,7 @@ class Engine {
     std::vector<float> centroids, centred;
     IterationStats stats;
   };
+  const HistoryEntry& historyEntry(int iteration) const;
   std::vector<HistoryEntry> history_;
   int history_k_ = 0, history_d_ = 0;
 };
