@@ -113,20 +113,22 @@ QString ClipPainter::caption(const ClipFrame& f) const {
   QString move;
   switch (f.phase) {
     case ClipPhase::Assign:
-      move = QStringLiteral(" · assign: every %1 to its nearest centroid").arg(noun);
+      move = QStringLiteral(" · assign: each %1 to its nearest centroid").arg(noun);
       break;
     case ClipPhase::Update:
-      move = QStringLiteral(" · update: every centroid to the mean of its %1s").arg(noun);
+      move = QStringLiteral(" · update: each centroid to its %1s' mean").arg(noun);
       break;
     default:
       break;
   }
-  QString text = QStringLiteral("Iteration %1 of %2%3 · inertia %4 · %5 changed")
+  QString text = QStringLiteral("Iteration %1 of %2%3 · inertia %4 · %5 %6%7 changed")
                      .arg(f.iteration)
                      .arg(run_.iterations())
                      .arg(move)
                      .arg(number(f.stats.inertia))
-                     .arg(groupedCount(std::size_t(f.stats.changed)));
+                     .arg(groupedCount(std::size_t(f.stats.changed)))
+                     .arg(noun)
+                     .arg(f.stats.changed == 1 ? QString() : QStringLiteral("s"));
   if (f.iteration == run_.iterations() && f.phase != ClipPhase::Assign)
     text += f.stats.converged ? QStringLiteral(" · converged") : QStringLiteral(" · stopped");
   return text;
@@ -141,7 +143,7 @@ QImage ClipPainter::paint(const ClipFrame& frame, int frameCount) const {
   p.setRenderHint(QPainter::TextAntialiasing);
   const double unit = size_.height() / 600.0;  // sizes are for 600 pixels high, scaled
   QFont font = p.font();
-  font.setPixelSize(std::max(10, int(std::lround(15 * unit))));
+  font.setPixelSize(std::max(10, int(std::lround(14 * unit))));
   p.setFont(font);
 
   const double captionHeight = std::ceil(34 * unit);
@@ -166,7 +168,7 @@ QImage ClipPainter::paint(const ClipFrame& frame, int frameCount) const {
 void ClipPainter::paintPoints(QPainter& p, const QRectF& area, const ClipFrame& f) const {
   const double unit = size_.height() / 600.0;
   // Equal aspect: k-means measures plain Euclidean distance, so the plot keeps its geometry.
-  const QRectF inner = area.adjusted(0, 0, 0, -22 * unit);
+  const QRectF inner = area.adjusted(22 * unit, 0, 0, -22 * unit);  // room for the axes' names
   const double scale = std::min(inner.width() / range_.width(), inner.height() / range_.height());
   const QSizeF drawn(range_.width() * scale, range_.height() * scale);
   const QRectF plot(inner.center().x() - drawn.width() / 2, inner.center().y() - drawn.height() / 2,
@@ -242,10 +244,16 @@ void ClipPainter::paintPoints(QPainter& p, const QRectF& area, const ClipFrame& 
       p.drawLine(from, to);
     }
   }
-  const double big = 7.5 * unit;
+  // Centroids: the cluster's colour in a white ring with a dark edge, so they stand out from
+  // their own points.
+  const double big = 7.0 * unit;
   for (int j = 0; j < k; ++j) {
     const QPointF at = screen(centres[std::size_t(j)]);
-    p.setPen(QPen(kInk, 2.0 * unit));
+    p.setPen(Qt::NoPen);
+    p.setBrush(kInk);
+    p.drawEllipse(at, big + 3.2 * unit, big + 3.2 * unit);
+    p.setBrush(Qt::white);
+    p.drawEllipse(at, big + 2.0 * unit, big + 2.0 * unit);
     p.setBrush(colours[std::size_t(j)]);
     p.drawEllipse(at, big, big);
   }
@@ -275,8 +283,9 @@ void ClipPainter::paintPicture(QPainter& p, const QRectF& area, const ClipFrame&
     picture = quantizedImage(data, palette, f.labels);
   }
   const QSizeF fitted = QSizeF(picture.size()).scaled(room.size(), Qt::KeepAspectRatio);
-  const QRectF target(room.center().x() - fitted.width() / 2, room.top(), fitted.width(),
-                      fitted.height());
+  const double block = fitted.height() + (stripHeight > 0 ? stripHeight + 6 * unit : 0);
+  const QRectF target(room.center().x() - fitted.width() / 2,
+                      area.top() + (area.height() - block) / 2, fitted.width(), fitted.height());
   p.setRenderHint(QPainter::SmoothPixmapTransform);
   p.drawImage(target, picture);
   if (stripHeight > 0) {
@@ -312,26 +321,24 @@ void ClipPainter::paintChart(QPainter& p, const QRectF& area, const ClipFrame& f
     if (hi > lo)
       t = logarithmic ? (std::log(v) - std::log(lo)) / (std::log(hi) - std::log(lo))
                       : (v - lo) / (hi - lo);
-    return plot.bottom() - 6 * unit - t * (plot.height() - 12 * unit);
+    return plot.bottom() - 8 * unit - t * (plot.height() - 16 * unit);
   };
   const int T = int(stats.size());
   const auto xOf = [&](int iteration) {
     return T <= 1 ? plot.center().x()
-                  : plot.left() + 6 * unit + (iteration - 1) * (plot.width() - 12 * unit) / (T - 1);
+                  : plot.left() + 8 * unit + (iteration - 1) * (plot.width() - 16 * unit) / (T - 1);
   };
   p.setPen(kFaint);
   p.drawText(QRectF(plot.left(), plot.bottom() + 2 * unit, plot.width(), 20 * unit),
              Qt::AlignHCenter | Qt::AlignTop, QStringLiteral("iteration (of %1)").arg(T));
+  // The axis's range beside the title, clear of the line.
   QFont small = p.font();
   small.setPixelSize(std::max(9, int(std::lround(12 * unit))));
   p.save();
   p.setFont(small);
-  p.drawText(QRectF(plot.left() + 4 * unit, plot.top() + 2 * unit, plot.width(), 16 * unit),
-             Qt::AlignLeft | Qt::AlignTop, number(hi));
-  p.drawText(
-      QRectF(plot.left() + 4 * unit, plot.bottom() - 18 * unit, plot.width() - 8 * unit, 16 * unit),
-      Qt::AlignRight | Qt::AlignBottom,
-      number(lo) + (logarithmic ? QStringLiteral("  (log)") : QString()));
+  p.drawText(title, Qt::AlignRight | Qt::AlignVCenter,
+             QStringLiteral("%1 to %2%3")
+                 .arg(number(lo), number(hi), logarithmic ? QStringLiteral(", log") : QString()));
   p.restore();
   const int upTo = f.phase == ClipPhase::Start ? 0 : f.iteration;
   QPainterPath line;
