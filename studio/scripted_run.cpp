@@ -14,6 +14,8 @@
 #include "main_window.h"
 #include "studio_actions.h"
 #include "sweep_dialog.h"
+#include "trace_opener.h"
+#include "trace_window.h"
 #include "views/cluster_views.h"
 #include "views/image_compare_view.h"
 #include "views/image_panel.h"
@@ -145,6 +147,20 @@ void ScriptedRun::onDatasetChanged() {
       QTimer::singleShot(300, this, [this] { takeScreenshot(); });
     });
     dialog->start();
+  }
+  if (!options_.trace.isEmpty()) {
+    ui::TraceOpener& opener = window_.traceOpener();
+    connect(&opener, &ui::TraceOpener::failed, this, [this](const QString& m) { fail(m); });
+    connect(&opener, &ui::TraceOpener::opened, this, [this](ui::TraceWindow* trace) {
+      std::printf("kmeans-studio: trace compared over %d iterations\n",
+                  int(trace->comparison().iterations.size()));
+      std::fflush(stdout);
+      if (options_.screenshot.isEmpty()) return;
+      screenshotOf_ = trace;
+      QTimer::singleShot(800, this, [this] { takeScreenshot(); });
+    });
+    window_.openTrace(options_.trace);
+    return;
   }
   if (options_.compare) {
     ui::CompareDialog* dialog = window_.showCompareDialog();

@@ -84,6 +84,11 @@ std::optional<StudioOptions> parseStudioOptions(const QCoreApplication& app) {
       opt("compare",
           "Open Compare Initialisations (k-means++ against random); --half-steps steps "
           "both; a screenshot shows the comparison.");
+  const QCommandLineOption trace =
+      opt("trace",
+          "Compare the run traced in this folder (docs/trace-format.md) with exact Lloyd on the "
+          "data (File > Open Trace...); a screenshot shows the comparison.",
+          "folder");
   const QCommandLineOption presentation =
       opt("presentation", "Presentation mode: larger points, centroids, trails and text.");
   const QCommandLineOption regions =
@@ -123,12 +128,12 @@ std::optional<StudioOptions> parseStudioOptions(const QCoreApplication& app) {
           "the timing chart; a finished run is replayed (--speed sets the pace).",
           "file");
   for (const auto* o :
-       {&sample,   &open,   &generate,     &points,  &groups,        &dims,        &noise,
-        &k,        &init,   &seed,         &maxIter, &tolerance,     &backend,     &speed,
-        &run,      &view,   &imageMode,    &split,   &size,          &screenshot,  &after,
-        &report,   &quit,   &stats,        &timeout, &noPersist,     &colourSpace, &compaction,
-        &restarts, &dither, &halfSteps,    &regions, &initCentroids, &sweep,       &presentation,
-        &compare,  &follow, &principalAxes})
+       {&sample,   &open,   &generate,      &points,  &groups,        &dims,        &noise,
+        &k,        &init,   &seed,          &maxIter, &tolerance,     &backend,     &speed,
+        &run,      &view,   &imageMode,     &split,   &size,          &screenshot,  &after,
+        &report,   &quit,   &stats,         &timeout, &noPersist,     &colourSpace, &compaction,
+        &restarts, &dither, &halfSteps,     &regions, &initCentroids, &sweep,       &presentation,
+        &compare,  &follow, &principalAxes, &trace})
     parser.addOption(*o);
   parser.addPositionalArgument(QStringLiteral("file"),
                                QStringLiteral("A file to open (like --open)."),
@@ -195,6 +200,7 @@ std::optional<StudioOptions> parseStudioOptions(const QCoreApplication& app) {
     o.principalAxes = parser.isSet(principalAxes);
     o.presentation = parser.isSet(presentation);
     o.compare = parser.isSet(compare);
+    o.trace = parser.value(trace);
     o.initCentroids = parser.value(initCentroids);
     if (parser.isSet(sweep)) {
       try {

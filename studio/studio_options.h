@@ -47,6 +47,7 @@ struct StudioOptions {
   bool presentation = false;   ///< presentation mode (large drawing and text)
   bool compare = false;   ///< open Compare Initialisations; --half-steps step both; screenshot it
   QString initCentroids;  ///< start from the centroids in this CSV (as kmeans-cli)
+  QString trace;          ///< compare the run traced in this folder with exact Lloyd (TraceWindow)
   std::optional<std::pair<int, int>> sweep;  ///< open the k sweep over this range and run it
 
   // Presentation.

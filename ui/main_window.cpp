@@ -1,6 +1,7 @@
 #include "main_window.h"
 
 #include "session/followed_run_engine.h"
+#include "trace_opener.h"
 
 #include <QAction>
 #include <QApplication>
@@ -142,6 +143,19 @@ void MainWindow::buildLayout() {
 
 void MainWindow::connectActions() {
   StudioActions& a = *actions_;
+  traceOpener_ = new TraceOpener(this);
+  connect(traceOpener_, &TraceOpener::failed, this, [this](const QString& message) {
+    messages_->showMessage(MessageBar::Level::Error, message);
+  });
+  connect(a.openTrace, &QAction::triggered, this, [this] {
+    QSettings settings;
+    const QString folder = QFileDialog::getExistingDirectory(
+        this, tr("Open a Trace Folder"),
+        settings.value(QStringLiteral("files/lastDir")).toString());
+    if (folder.isEmpty()) return;
+    settings.setValue(QStringLiteral("files/lastDir"), QFileInfo(folder).absolutePath());
+    openTrace(folder);
+  });
   connect(a.follow, &QAction::triggered, this, [this] {
     QSettings settings;
     const QString path = QFileDialog::getOpenFileName(
@@ -416,6 +430,10 @@ void MainWindow::fitSettingsWidth() {
   if (controls_->layout()) controls_->layout()->activate();
   controlsScroll_->setMinimumWidth(controls_->minimumSizeHint().width() +
                                    controlsScroll_->verticalScrollBar()->sizeHint().width());
+}
+
+void MainWindow::openTrace(const QString& folder) {
+  traceOpener_->open(folder, session_->dataset());
 }
 
 CompareDialog* MainWindow::showCompareDialog() {

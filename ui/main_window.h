@@ -33,6 +33,7 @@ class StatusReadout;
 class StepKeyFilter;
 class SweepDialog;
 class CompareDialog;
+class TraceOpener;
 class TimingChart;
 struct StudioActions;
 
@@ -67,6 +68,10 @@ class MainWindow : public QMainWindow {
   SweepDialog* showSweepDialog();
   /// Opens two runs side by side on the current point data (null without, or for pictures).
   CompareDialog* showCompareDialog();
+  /// Compares the run traced in `folder` with exact Lloyd on the current data (in the
+  /// background) and opens a TraceWindow; a bad trace is an error in the message bar.
+  void openTrace(const QString& folder);
+  TraceOpener& traceOpener() { return *traceOpener_; }
 
   /// The window as a picture, 3-D view included.
   QImage grabWindowImage();
@@ -121,6 +126,7 @@ class MainWindow : public QMainWindow {
   QScrollArea* controlsScroll_ = nullptr;
   void fitSettingsWidth();
   std::unique_ptr<ExportController> exporter_;
+  TraceOpener* traceOpener_ = nullptr;
   RunPresenter* presenter_ = nullptr;
   QByteArray defaultState_;
   std::optional<bool> lastWasImage_;

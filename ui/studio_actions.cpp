@@ -104,12 +104,16 @@ StudioActions::StudioActions(QMainWindow* window) {
   aboutQt = make(window, tr("About &Qt"), tr("The Qt version in use"));
   aboutQt->setMenuRole(QAction::AboutQtRole);
 
+  openTrace = make(window, tr("Open &Trace…"),
+                   tr("Compare a run traced elsewhere (scikit-learn, FAISS, your own code) with "
+                      "exact Lloyd on this data"));
   QMenuBar* bar = window->menuBar();
   QMenu* file = bar->addMenu(tr("&File"));
   file->addAction(open);
   file->addMenu(recentMenu);
   file->addMenu(samplesMenu);
   file->addAction(follow);
+  file->addAction(openTrace);
   file->addAction(generate);
   file->addSeparator();
   file->addMenu(exportMenu);

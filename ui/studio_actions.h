@@ -23,6 +23,7 @@ struct StudioActions {
   QAction* generate;
   /// File ▸ Follow a Run…: a live report another process writes (MainWindow::followRun).
   QAction* follow;
+  QAction* openTrace;  // a run traced elsewhere against exact Lloyd (TraceWindow)
   QAction* quit;
   // Export
   QMenu* exportMenu;

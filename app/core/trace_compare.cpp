@@ -320,9 +320,12 @@ TraceComparison compareTrace(const Dataset& data, const RunTrace& trace, const Q
         if (map[std::size_t(j)] == theirs[i]) other = j;
       const double da = squaredDistance(x, &before[std::size_t(impliedLabels[i]) * d], d);
       const double db = squaredDistance(x, &before[std::size_t(other) * d], d);
-      const double r = std::sqrt(std::max(da, db));
-      if (std::fabs(da - db) <= 2.0 * delta * (2.0 * r + delta) + 1e-12 * (da + db))
-        ++it.flippedNearTies;
+      if (withinTieMargin(da, db, delta, d)) ++it.flippedNearTies;
+    }
+    it.centroidsApart = delta;
+    if (options.keepRuns) {
+      out.runs.impliedLabels.push_back(mine);
+      out.runs.exactLabels.push_back(theirs);
     }
     it.adjustedRand = adjustedRandIndex(mine, theirs);
 
@@ -402,6 +405,8 @@ TraceComparison compareTrace(const Dataset& data, const RunTrace& trace, const Q
     out.iterations.push_back(it);
   }
 
+  if (options.keepRuns) out.runs.exactCentroids = std::move(exactCentroids);
+
   // The findings, most important first.
   QStringList& f = out.findings;
   if (out.identical) {
@@ -450,13 +455,19 @@ TraceComparison compareTrace(const Dataset& data, const RunTrace& trace, const Q
   }
   if (out.firstFlip > 0) {
     const auto& flip = out.iterations[std::size_t(out.firstFlip) - 1];
+    // Near-tie flips follow from how far the centroids had drifted: rounding when every update
+    // so far was exact or only rounded, the wrong updates otherwise.
+    const bool wrongBefore = !out.wrongUpdates.empty() && out.wrongUpdates.front() < out.firstFlip;
     f << QStringLiteral(
              "Labels first differ from the exact run's at iteration %1: %2 points "
-             "flipped, %3 of them within the two runs' centroid difference of a tie "
-             "(they flip with rounding, not because the method differs).")
+             "flipped, %3 of them within the two runs' centroid difference of a tie (%4).")
              .arg(out.firstFlip)
              .arg(flip.flipped)
-             .arg(flip.flippedNearTies);
+             .arg(flip.flippedNearTies)
+             .arg(wrongBefore ? QStringLiteral("the wrong updates before it moved the centroids "
+                                               "that far")
+                              : QStringLiteral("they flip with rounding, not because the method "
+                                               "differs"));
   }
   if (out.cyclePeriod > 0)
     f << QStringLiteral(
@@ -481,6 +492,35 @@ TraceComparison compareTrace(const Dataset& data, const RunTrace& trace, const Q
            .arg(stopText(out.stopByShift), stopText(out.stopByInertia),
                 stopText(out.stopByChanged));
   return out;
+}
+
+bool withinTieMargin(double da, double db, double delta, int d) {
+  const double r = std::sqrt(std::max(da, db));
+  constexpr double kUnit = 1.0 / 16777216.0;  // 2⁻²⁴: FP32's rounding unit
+  return std::fabs(da - db) <= 2.0 * delta * (2.0 * r + delta) + (d + 2) * kUnit * (da + db);
+}
+
+std::vector<std::uint32_t> nearTieRows(const Dataset& data, const std::vector<float>& centroids,
+                                       double delta) {
+  const int d = data.d;
+  const int k = int(centroids.size() / std::size_t(d));
+  std::vector<std::uint32_t> rows;
+  if (k < 2) return rows;
+  for (std::size_t i = 0; i < data.n; ++i) {
+    const float* x = &data.values[i * std::size_t(d)];
+    double best = std::numeric_limits<double>::max(), second = best;
+    for (int j = 0; j < k; ++j) {
+      const double e = squaredDistance(x, &centroids[std::size_t(j) * std::size_t(d)], d);
+      if (e < best) {
+        second = best;
+        best = e;
+      } else if (e < second) {
+        second = e;
+      }
+    }
+    if (withinTieMargin(best, second, delta, d)) rows.push_back(std::uint32_t(i));
+  }
+  return rows;
 }
 
 QString formatComparison(const TraceComparison& c) {

@@ -35,6 +35,8 @@ struct CompareOptions {
   /// The stopping rules' tolerance (relative shift, relative inertia change, fraction changed).
   double tolerance = 1e-4;
   int threads = 0;  ///< CPU threads of the exact engine; 0 = all
+  /// Keep both runs in the result (TraceComparison::runs), for views that replay them.
+  bool keepRuns = false;
 };
 
 /// What iteration t's update did against the exact means of its own labels.
@@ -56,6 +58,16 @@ struct TraceIterationComparison {
   int emptyClusters = 0;                ///< clusters the implied labels leave empty
   double shift = 0.0;                   ///< max ‖c_t − c_{t−1}‖ / the data's scale
   double changedFraction = 1.0;         ///< implied labels changed since t − 1 (1 at t = 1)
+  double centroidsApart = 0.0;  ///< max ‖c_{t−1} − exact c_{t−1}‖ over matched clusters
+};
+
+/// Both runs, iteration by iteration (CompareOptions::keepRuns).
+struct ComparedRuns {
+  /// The exact run's centroids after iterations 0 … T (k × d each; [0] is the trace's start).
+  std::vector<std::vector<float>> exactCentroids;
+  /// Iteration t's labels ([t − 1]): those the trace's c_{t−1} imply, named by the exact run's
+  /// clusters they are matched to (so the two runs' colours correspond), and the exact run's.
+  std::vector<std::vector<std::int32_t>> impliedLabels, exactLabels;
 };
 
 struct TraceComparison {
@@ -70,12 +82,24 @@ struct TraceComparison {
   /// Trace cluster j is exact cluster matching[j] (the identity when the runs agree).
   std::vector<int> matching;
   QStringList findings;  ///< the conclusions, as sentences, most important first
+  ComparedRuns runs;     ///< with CompareOptions::keepRuns, else empty
 };
 
 /// Compares `trace` with exact Lloyd on `data` (points, not a picture; n and d must match the
 /// trace's). Throws LoadError naming the trace when k, d or n disagree with the data.
 TraceComparison compareTrace(const Dataset& data, const RunTrace& trace, const QString& traceName,
                              const CompareOptions& options = {});
+
+/// Whether a point's squared distances `da` and `db` to two centroids are within what can swap
+/// them: the centroids moving by `delta` (2δ(2r + δ), r the larger distance) or FP32 rounding of
+/// a d-term distance ((d + 2)·2⁻²⁴ of their sum). Such points flip with summation order.
+bool withinTieMargin(double da, double db, double delta, int d);
+
+/// The rows of `data` whose two nearest of `centroids` (k × d, data units) are within the tie
+/// margin (withinTieMargin with `delta`): the points whose labels rounding or a move of `delta`
+/// can change.
+std::vector<std::uint32_t> nearTieRows(const Dataset& data, const std::vector<float>& centroids,
+                                       double delta);
 
 /// The comparison as text: the findings, then a table of every iteration.
 QString formatComparison(const TraceComparison& comparison);

@@ -221,6 +221,7 @@ void writeTrace(const QString& dir, const RunTrace& trace) {
 
 RunTrace readTrace(const QString& given) {
   const QFileInfo info(given);
+  if (!info.exists()) throw LoadError(given, QStringLiteral("no such trace folder"));
   const QDir folder(info.isDir() ? given : info.absolutePath());
   const QString headerPath = folder.filePath(QStringLiteral("trace.json"));
   const QString headerName = QDir(folder).dirName() + QStringLiteral("/trace.json");
