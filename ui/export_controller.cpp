@@ -12,8 +12,11 @@
 #include "charts/timing_chart.h"
 #include "clip_dialog.h"
 #include "core/dither.h"
+#include "core/run_trace.h"
 #include "data/run_history.h"
 #include "io/export.h"
+#include "io/trace.h"
+#include "kmeans/backend.h"
 #include "session/session_controller.h"
 #include "views/cluster_views.h"
 
@@ -49,6 +52,8 @@ KindInfo info(ExportController::Kind kind) {
       return {"window.png", "PNG image (*.png)"};
     case K::Animation:
       return {"animation.gif", "GIF animation (*.gif);;WebP animation (*.webp);;MP4 video (*.mp4)"};
+    case K::Trace:
+      return {"trace", "Trace folder (*)"};
   }
   return {"out", "*"};
 }
@@ -90,6 +95,8 @@ bool ExportController::available(Kind kind) const {
       return data && !history_.empty();
     case Kind::Animation:
       return labelled && frame->input != nullptr;
+    case Kind::Trace:
+      return labelled && frame->input != nullptr && !data->isImage();
     case Kind::TimingChart:
     case Kind::ConvergenceChart:
     case Kind::Window:
@@ -241,6 +248,17 @@ std::function<void()> ExportController::prepare(Kind kind, const QString& path,
     case Kind::Animation:
       return [job = clipJob(), path, options = clipOptions_] {
         kms::app::clip::exportClip(job, path, options);
+      };
+    case Kind::Trace:
+      // The shown start replayed on an engine of its own, every iteration recorded.
+      return [job = clipJob(), path] {
+        auto engine = kms::createEngine(job.backend).engine;
+        engine->setData(job.input->view());
+        const kms::app::RunTrace trace =
+            kms::app::recordRunTrace(*job.input, job.config, *engine,
+                                     QStringLiteral("kmeans-studio " KMS_VERSION " (%1)")
+                                         .arg(QString::fromStdString(engine->info().device)));
+        kms::app::writeTrace(path, trace);
       };
   }
   return {};

@@ -41,6 +41,7 @@ class ExportController : public QObject {
     ConvergenceChart,
     Window,
     Animation,  ///< the shown run as a GIF, WebP or MP4 clip (ClipDialog when interactive)
+    Trace,      ///< the shown run as a trace folder (docs/trace-format.md), point sets only
   };
   Q_ENUM(Kind)
 

@@ -227,7 +227,8 @@ void MainWindow::connectActions() {
                                             {a.exportTimingChart, K::TimingChart},
                                             {a.exportConvergenceChart, K::ConvergenceChart},
                                             {a.exportWindow, K::Window},
-                                            {a.exportAnimation, K::Animation}};
+                                            {a.exportAnimation, K::Animation},
+                                            {a.exportTrace, K::Trace}};
   for (const auto& [action, kind] : exports)
     connect(action, &QAction::triggered, this,
             [this, kind = kind] { exporter_->exportInteractive(kind); });

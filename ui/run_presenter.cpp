@@ -132,7 +132,8 @@ void RunPresenter::updateActions() {
       {p_.actions.exportTimingChart, K::TimingChart},
       {p_.actions.exportConvergenceChart, K::ConvergenceChart},
       {p_.actions.exportWindow, K::Window},
-      {p_.actions.exportAnimation, K::Animation}};
+      {p_.actions.exportAnimation, K::Animation},
+      {p_.actions.exportTrace, K::Trace}};
   for (const auto& [action, kind] : exports)
     action->setEnabled(p_.exporter.available(kind));
   if (state == SessionState::Finished) p_.readout.setState(state, p_.session.pace());

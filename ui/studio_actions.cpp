@@ -69,8 +69,11 @@ StudioActions::StudioActions(QMainWindow* window) {
                             "iteration"));
   exportMenu->addActions({exportImage, exportPalette, exportLabels, exportCentroids, exportReport});
   exportMenu->addSeparator();
+  exportTrace = make(window, tr("T&race…"),
+                     tr("Save the run's centroids and labels at every iteration as a trace "
+                        "folder (docs/trace-format.md)"));
   exportMenu->addActions(
-      {exportAnimation, exportTimingChart, exportConvergenceChart, exportWindow});
+      {exportAnimation, exportTrace, exportTimingChart, exportConvergenceChart, exportWindow});
 
   playPause = make(window, tr("&Play"), tr("Run k-means"), QKeySequence(Qt::Key_Space),
                    icon(IconKind::Play));

@@ -36,6 +36,7 @@ struct StudioActions {
   QAction* exportConvergenceChart;
   QAction* exportWindow;
   QAction* exportAnimation;  // the run as a GIF, WebP or MP4 clip
+  QAction* exportTrace;      // the run as a trace folder
   // Run
   QAction* playPause;
   QAction* step;       // half an iteration: assign, then update (→)

@@ -362,9 +362,9 @@ void TraceWindow::buildChart() {
 
 void TraceWindow::fillTable() {
   QStringList headers{
-      tr("Iteration"),         tr("Update"), tr("Update error"),    tr("Labels differ"),
-      tr("Of them near ties"), tr("ARI"),    tr("Centroids apart"), tr("Inertia (trace's)"),
-      tr("Inertia (exact)")};
+      tr("Iteration"),         tr("Update"),         tr("Update error"), tr("Labels differ"),
+      tr("Of them near ties"), tr("Went back"),      tr("ARI"),          tr("Centroids apart"),
+      tr("Inertia (trace's)"), tr("Inertia (exact)")};
   if (referenceReady()) headers << tr("Trace vs float64") << tr("Exact vs float64");
   const auto& its = comparison_.iterations;
   table_->clear();
@@ -378,6 +378,7 @@ void TraceWindow::fillTable() {
                       QString::number(it.updateError, 'g', 3),
                       kms::app::groupedCount(std::size_t(it.flipped)),
                       kms::app::groupedCount(std::size_t(it.flippedNearTies)),
+                      kms::app::groupedCount(std::size_t(it.oscillating)),
                       QString::number(it.adjustedRand, 'f', 5),
                       QString::number(it.centroidDistance, 'g', 3),
                       QString::number(it.impliedInertia, 'g', 10),

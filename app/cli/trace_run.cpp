@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "cli/options.h"
+#include "core/run_trace.h"
 #include "core/trace_compare.h"
 #include "io/trace.h"
 
@@ -16,26 +17,9 @@ int writeRunTrace(const CliOptions& options, const Dataset& data, const Clusteri
   if (data.isImage()) throw UsageError("--trace: traces are written for point files, not pictures");
   KMeansConfig config = options.config;
   config.seed = seed;
-  engine.initialize(config);
-  RunTrace trace;
-  trace.k = config.k;
-  trace.d = data.d;
-  trace.n = data.n;
-  trace.source = QStringLiteral("kmeans-cli " KMS_VERSION " (%1)")
-                     .arg(QString::fromStdString(engine.info().device));
-  Snapshot snapshot;
-  engine.snapshot(snapshot);
-  trace.centroids.push_back(input.toDatasetSpace(snapshot.centroids));
-  while (!engine.finished()) {
-    const IterationStats stats = engine.step();
-    engine.snapshot(snapshot);
-    trace.centroids.push_back(input.toDatasetSpace(snapshot.centroids));
-    std::vector<std::int32_t> labels;
-    input.toDatasetRows(snapshot.labels, labels);
-    trace.labels.push_back(std::move(labels));
-    trace.inertia.push_back(stats.inertia);
-    trace.changed.push_back(std::int64_t(stats.changed));
-  }
+  const RunTrace trace = recordRunTrace(input, config, engine,
+                                        QStringLiteral("kmeans-cli " KMS_VERSION " (%1)")
+                                            .arg(QString::fromStdString(engine.info().device)));
   writeTrace(options.trace, trace);
   return trace.iterations();
 }

@@ -279,7 +279,8 @@ TraceComparison compareTrace(const Dataset& data, const RunTrace& trace, const Q
 
   const double scale = dataScale(data);
   std::unordered_map<std::uint64_t, int> seen;  // label-set hash → first iteration
-  std::vector<std::int32_t> previousImplied;
+  std::vector<std::int32_t> previousImplied, olderImplied;
+  std::vector<char> oscillated(n, 0);  // points that went back to a cluster they had left
   double previousInertia = 0.0;
   out.identical = true;
   for (int t = 1; t <= iterations; ++t) {
@@ -400,6 +401,15 @@ TraceComparison compareTrace(const Dataset& data, const RunTrace& trace, const Q
       out.cyclePeriod = t - found->second;
     }
     seen.emplace(hash, t);
+    // Oscillating points: back to the cluster they had two iterations ago after leaving it.
+    if (!olderImplied.empty()) {
+      for (std::size_t i = 0; i < n; ++i)
+        if (impliedLabels[i] == olderImplied[i] && impliedLabels[i] != previousImplied[i]) {
+          ++it.oscillating;
+          oscillated[i] = 1;
+        }
+    }
+    olderImplied = std::move(previousImplied);
     previousImplied = impliedLabels;
     previousInertia = it.impliedInertia;
     out.iterations.push_back(it);
@@ -475,6 +485,18 @@ TraceComparison compareTrace(const Dataset& data, const RunTrace& trace, const Q
              "iterations; the run cannot converge by \"no label changed\".")
              .arg(out.cycleStart)
              .arg(out.cyclePeriod);
+  out.oscillatingPoints = std::size_t(std::count(oscillated.begin(), oscillated.end(), 1));
+  if (out.oscillatingPoints > 0) {
+    const auto most = std::max_element(
+        out.iterations.begin(), out.iterations.end(),
+        [](const auto& a, const auto& b) { return a.oscillating < b.oscillating; });
+    f << QStringLiteral(
+             "%1 points oscillate: they go back to the cluster they had two iterations before "
+             "(most at iteration %2, %3 of them).")
+             .arg(out.oscillatingPoints)
+             .arg(most->iteration)
+             .arg(most->oscillating);
+  }
   int emptyAt = 0;
   for (const auto& it : out.iterations)
     if (it.emptyClusters > 0 && emptyAt == 0) emptyAt = it.iteration;
@@ -579,6 +601,7 @@ QByteArray comparisonJson(const TraceComparison& c, const QString& traceName) {
                          {QStringLiteral("wrong_updates"), wrong},
                          {QStringLiteral("cycle_start"), c.cycleStart},
                          {QStringLiteral("cycle_period"), c.cyclePeriod},
+                         {QStringLiteral("oscillating_points"), double(c.oscillatingPoints)},
                          {QStringLiteral("stop_by_shift"), c.stopByShift},
                          {QStringLiteral("stop_by_inertia"), c.stopByInertia},
                          {QStringLiteral("stop_by_changed"), c.stopByChanged},

@@ -59,6 +59,8 @@ struct TraceIterationComparison {
   double shift = 0.0;                   ///< max ‖c_t − c_{t−1}‖ / the data's scale
   double changedFraction = 1.0;         ///< implied labels changed since t − 1 (1 at t = 1)
   double centroidsApart = 0.0;  ///< max ‖c_{t−1} − exact c_{t−1}‖ over matched clusters
+  /// Points whose implied label went back to the one of t − 2 after changing at t − 1.
+  std::int64_t oscillating = 0;
 };
 
 /// Both runs, iteration by iteration (CompareOptions::keepRuns).
@@ -77,6 +79,7 @@ struct TraceComparison {
   int firstFlip = 0;              ///< first t whose implied labels differ from the exact run's
   std::vector<int> wrongUpdates;  ///< iterations whose update is wrong
   int cycleStart = 0, cyclePeriod = 0;  ///< label sets repeating with period ≥ 2 (0: none)
+  std::size_t oscillatingPoints = 0;    ///< points that went back to a cluster they had left
   /// The iteration at which each stopping rule (at CompareOptions::tolerance) stops (0: never).
   int stopByShift = 0, stopByInertia = 0, stopByChanged = 0;
   /// Trace cluster j is exact cluster matching[j] (the identity when the runs agree).

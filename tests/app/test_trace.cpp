@@ -200,6 +200,13 @@ TEST(TraceCompare, FindsACycleBetweenTwoLabelSets) {
   EXPECT_EQ(c.cycleStart, 1);
   EXPECT_TRUE(c.findings.join(u' ').contains(QStringLiteral("cycle")));
   EXPECT_EQ(c.stopByChanged, 0) << "labels keep changing";
+  // Every point that trades clusters goes back every other iteration.
+  ASSERT_GT(c.iterations[1].changedFraction, 0.0);
+  EXPECT_EQ(c.iterations[0].oscillating, 0);
+  const auto swapped = std::int64_t(std::llround(c.iterations[1].changedFraction * 2000));
+  EXPECT_EQ(c.iterations[2].oscillating, swapped);
+  EXPECT_EQ(c.oscillatingPoints, std::size_t(swapped));
+  EXPECT_TRUE(c.findings.join(u' ').contains(QStringLiteral("oscillate")));
 }
 
 TEST(TraceCompare, RefusesAnotherDAndANewerOrBrokenTrace) {

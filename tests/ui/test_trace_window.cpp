@@ -2,6 +2,7 @@
 // divergence, the flipped points ringed, near ties, the float64 reference; a bad trace is an
 // error naming its file and the window keeps its data.
 #include <QAction>
+#include <QFile>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QTableWidget>
@@ -12,10 +13,12 @@
 #include <memory>
 
 #include "core/trace_compare.h"
+#include "export_controller.h"
 #include "io/trace.h"
 #include "kmeans/backend.h"
 #include "kmeans/engine.h"
 #include "main_window.h"
+#include "studio_actions.h"
 #include "trace_opener.h"
 #include "trace_window.h"
 #include "ui_test_support.h"
@@ -108,13 +111,13 @@ TEST(TraceWindow, ShowsWhereAndWhyATraceParts) {
   auto* table = window->findChild<QTableWidget*>();
   ASSERT_NE(table, nullptr);
   EXPECT_EQ(table->rowCount(), 10);
-  EXPECT_EQ(table->columnCount(), 11);  // with the two float64 columns
-  EXPECT_EQ(table->horizontalHeaderItem(9)->text(), QStringLiteral("Trace vs float64"));
+  EXPECT_EQ(table->columnCount(), 12);  // with the two float64 columns
+  EXPECT_EQ(table->horizontalHeaderItem(10)->text(), QStringLiteral("Trace vs float64"));
   // Before the wrong update both runs sit within rounding of the float64 reference; at it, the
   // trace is the 0.1 it was moved away while the exact run stays close.
-  EXPECT_LT(table->item(1, 9)->text().toDouble(), 1e-3);
-  EXPECT_NEAR(table->item(2, 9)->text().toDouble(), 0.1, 1e-3);
-  EXPECT_LT(table->item(2, 10)->text().toDouble(), 1e-3);
+  EXPECT_LT(table->item(1, 10)->text().toDouble(), 1e-3);
+  EXPECT_NEAR(table->item(2, 10)->text().toDouble(), 0.1, 1e-3);
+  EXPECT_LT(table->item(2, 11)->text().toDouble(), 1e-3);
 }
 
 TEST(TraceWindow, ABadTraceIsNamedAndTheDataStays) {
@@ -139,4 +142,27 @@ TEST(TraceWindow, ABadTraceIsNamedAndTheDataStays) {
   EXPECT_TRUE(failed.last().first().toString().contains(QStringLiteral("missing")))
       << failed.last().first().toString().toStdString();
   EXPECT_EQ(w->traceOpener().window(), nullptr);
+}
+
+TEST(TraceWindow, TheWindowWritesTheTraceOfItsOwnRun) {
+  auto w = blobsWindow();
+  w->actions().playPause->trigger();
+  ASSERT_TRUE(waitFor([&] { return w->session().state() == SessionState::Finished; }, 120000));
+  ASSERT_TRUE(waitFor([&] { return w->views()->frame() && w->views()->frame()->finished; }, 10000));
+  kms::ui::ExportController& exporter = w->exporter();
+  ASSERT_TRUE(exporter.available(kms::ui::ExportController::Kind::Trace));
+  QTemporaryDir dir;
+  const QString folder = dir.filePath(QStringLiteral("own"));
+  QSignalSpy done(&exporter, &kms::ui::ExportController::exported);
+  QSignalSpy failed(&exporter, &kms::ui::ExportController::failed);
+  exporter.exportTo(kms::ui::ExportController::Kind::Trace, folder);
+  ASSERT_TRUE(waitFor([&] { return done.count() + failed.count() > 0; }, 60000));
+  ASSERT_EQ(failed.count(), 0) << failed.first().first().toString().toStdString();
+  const kms::app::RunTrace trace = kms::app::readTrace(folder);
+  EXPECT_EQ(trace.iterations(), w->views()->frame()->iteration);
+  EXPECT_EQ(trace.centroids.back(), w->views()->frame()->centroids);  // the run shown, to the bit
+  EXPECT_TRUE(trace.source.startsWith(QStringLiteral("kmeans-studio")));
+  // Its own trace is exact Lloyd, as the comparison says.
+  EXPECT_TRUE(
+      kms::app::compareTrace(*w->session().dataset(), trace, QStringLiteral("own")).identical);
 }
