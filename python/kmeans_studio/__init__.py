@@ -47,6 +47,7 @@ except ImportError:  # pragma: no cover - exercised only without scikit-learn
 __all__ = ["KMeans", "Trace", "quantize", "show", "write_trace"]
 __version__ = "0.1.0"
 
+_SPACES = ("srgb", "linear", "lab", "oklab")
 _INITS = ("greedy-k-means++", "k-means++", "random")
 
 
@@ -79,6 +80,16 @@ class KMeans(ClusterMixin, TransformerMixin, BaseEstimator):
         GPUs for one run: "0,1" or "all" (rows sharded, sums all-reduced, the same result).
     n_threads : int, default 0
         CPU backend threads (0: all).
+    colour_space : {None, "srgb", "linear", "lab", "oklab"}, default None
+        None: the rows as given. Otherwise the rows are colours — three sRGB values in [0, 1] — and
+        are clustered in that space (as ``kmeans-cli --colour-space``): ``cluster_centers_`` is
+        given back in sRGB (clamped to [0, 1]); ``transform`` and ``score`` measure in the
+        clustering space.
+    dedupe : bool, default True
+        Rows that repeat are iterated on once, with their count: the same labels and centroids
+        as clustering every row (each start is still seeded on the rows as given, since seeding
+        draws rows), in less time. Done when a sample of the rows shows repeats and no
+        ``sample_weight`` is given.
     record_trace : {False, True, "labels"}, default False
         Keep the best start's centroids at every iteration in ``trace_`` (with "labels" also every
         iteration's labels). With n_init > 1 the best start is run once more to record it.
@@ -111,6 +122,8 @@ class KMeans(ClusterMixin, TransformerMixin, BaseEstimator):
         backend="auto",
         devices=None,
         n_threads=0,
+        colour_space=None,
+        dedupe=True,
         record_trace=False,
     ):
         self.n_clusters = n_clusters
@@ -123,6 +136,8 @@ class KMeans(ClusterMixin, TransformerMixin, BaseEstimator):
         self.backend = backend
         self.devices = devices
         self.n_threads = n_threads
+        self.colour_space = colour_space
+        self.dedupe = dedupe
         self.record_trace = record_trace
 
     def _more_tags(self):
@@ -136,6 +151,17 @@ class KMeans(ClusterMixin, TransformerMixin, BaseEstimator):
         X = _validate_data(self, X, reset=reset, dtype=[np.float32, np.float64], order="C")
         # float32 C-contiguous arrays reach the engine as they are; others are converted once.
         return np.ascontiguousarray(X, dtype=np.float32)
+
+    def _in_space(self, X):
+        """X as the engine clusters it: converted from sRGB when colour_space names a space."""
+        if self.colour_space in (None, "srgb"):
+            return X
+        if self.colour_space not in _SPACES:
+            raise ValueError(f"colour_space must be None or one of {_SPACES}, not {self.colour_space!r}")
+        if X.shape[1] != 3:
+            raise ValueError(f"colour_space={self.colour_space!r} takes colours: 3 features "
+                             f"(sRGB in [0, 1]), not {X.shape[1]}")
+        return _engine.colours_from_srgb(X, self.colour_space)
 
     def _seed(self):
         if isinstance(self.random_state, numbers.Integral):
@@ -159,7 +185,7 @@ class KMeans(ClusterMixin, TransformerMixin, BaseEstimator):
     def fit(self, X, y=None, sample_weight=None):
         """Clusters X (n_samples × n_features) from ``n_init`` starts; keeps the best."""
         settings = self._settings()
-        X = self._rows(X, reset=True)
+        X = self._in_space(self._rows(X, reset=True))
         n, k = X.shape[0], int(self.n_clusters)
         if n < k:
             raise ValueError(f"n_samples={n} should be >= n_clusters={k}.")
@@ -174,25 +200,43 @@ class KMeans(ClusterMixin, TransformerMixin, BaseEstimator):
                 raise ValueError(f"init has shape {given.shape}; it must be ({k}, {X.shape[1]})")
             if self.n_init != 1:
                 raise ValueError("an init array gives one start: n_init must be 1")
+            given = np.ascontiguousarray(self._in_space(given))
             init = "given"
         elif init not in _INITS:
             raise ValueError(f"init must be one of {_INITS} or an array, not {init!r}")
-        r = _engine.fit(X, weights, None, k, init.replace("k-means", "kmeans"), given,
+        # Repeated rows once, with their counts: the same result, in less time.
+        rows, counts, inverse = X, None, None
+        if self.dedupe and weights is None:
+            found = _engine.distinct_rows(X, True)
+            if found is not None and found[0].shape[0] >= k:
+                rows, counts, inverse = found
+        r = _engine.fit(rows, weights, counts, k, init.replace("k-means", "kmeans"), given,
                         int(self.n_init), int(self.max_iter), float(self.tol), self._seed(),
                         self.empty_clusters, settings["backend"], settings["devices"],
-                        settings["threads"], settings["record"])
+                        settings["threads"], settings["record"],
+                        None if inverse is None else X)
+        self._engine_centers = r["centroids"]
         self.cluster_centers_ = r["centroids"]
-        self.labels_ = r["labels"]
+        if self.colour_space not in (None, "srgb"):
+            self.cluster_centers_ = _engine.colours_to_srgb(r["centroids"], self.colour_space)
+        self.labels_ = r["labels"] if inverse is None else r["labels"][inverse]
         self.inertia_ = float(r["inertia"])
         self.n_iter_ = int(r["n_iter"])
         self.history_ = list(r["history"])
         self.starts_ = list(r["starts"])
         self.backend_ = r["backend"]
         self._centred = r["centred_centroids"]
-        self._frame = _engine.frame_of(X)
+        self._frame = _engine.frame_of(rows)
         self.trace_ = None
         if "trace_centroids" in r:
-            self.trace_ = Trace(r["trace_centroids"], r.get("trace_labels"),
+            labels = r.get("trace_labels")
+            if labels is not None and inverse is not None:
+                labels = np.ascontiguousarray(labels[:, inverse])
+            centroids = r["trace_centroids"]
+            if self.colour_space not in (None, "srgb"):
+                shape = centroids.shape
+                centroids = _engine.colours_to_srgb(centroids.reshape(-1, 3), self.colour_space).reshape(shape)
+            self.trace_ = Trace(centroids, labels,
                                 np.array([h["inertia"] for h in self.history_], dtype=np.float64),
                                 np.array([h["changed"] for h in self.history_], dtype=np.int64),
                                 f"kmeans_studio {__version__} ({r['backend']}: {r['device']})")
@@ -201,16 +245,16 @@ class KMeans(ClusterMixin, TransformerMixin, BaseEstimator):
     def predict(self, X):
         """Each row's nearest centroid (ties to the lower index). On the data of ``fit``: ``labels_``."""
         check_is_fitted(self)
-        X = self._rows(X, reset=False)
+        X = self._in_space(self._rows(X, reset=False))
         s = self._settings()
-        return _engine.predict(X, self.cluster_centers_, self._centred, self._frame,
+        return _engine.predict(X, self._engine_centers, self._centred, self._frame,
                                s["backend"], s["devices"], s["threads"])
 
     def transform(self, X):
         """Distances from each row to every centroid, (n_samples, n_clusters), float64."""
         check_is_fitted(self)
-        X = np.asarray(self._rows(X, reset=False), dtype=np.float64)
-        c = self.cluster_centers_.astype(np.float64)
+        X = np.asarray(self._in_space(self._rows(X, reset=False)), dtype=np.float64)
+        c = self._engine_centers.astype(np.float64)
         d2 = (X * X).sum(1)[:, None] - 2.0 * X @ c.T + (c * c).sum(1)[None, :]
         return np.sqrt(np.maximum(d2, 0.0))
 
@@ -218,8 +262,8 @@ class KMeans(ClusterMixin, TransformerMixin, BaseEstimator):
         """Minus the inertia of X under the fitted centroids (higher is better)."""
         check_is_fitted(self)
         labels = self.predict(X)
-        X = np.asarray(self._rows(X, reset=False), dtype=np.float64)
-        diff = X - self.cluster_centers_.astype(np.float64)[labels]
+        X = np.asarray(self._in_space(self._rows(X, reset=False)), dtype=np.float64)
+        diff = X - self._engine_centers.astype(np.float64)[labels]
         d2 = (diff * diff).sum(1)
         if sample_weight is not None:
             d2 = d2 * _check_sample_weight(sample_weight, X, dtype=np.float64)

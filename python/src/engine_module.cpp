@@ -12,9 +12,12 @@
 #include <atomic>
 #include <csignal>
 #include <cstdint>
+#include <cstring>
 #include <exception>
 #include <optional>
 #include <string>
+#include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "core/colour_space.h"
@@ -140,7 +143,8 @@ py::dict fit(const FloatArray& x, std::optional<FloatArray> weights,
              std::optional<CountArray> counts, int k, const std::string& init,
              std::optional<FloatArray> initial_centroids, int n_init, int max_iter, double tol,
              std::uint64_t seed, const std::string& empty_clusters, const std::string& backend,
-             const std::string& devices, int threads, const std::string& record) {
+             const std::string& devices, int threads, const std::string& record,
+             std::optional<FloatArray> seed_rows) {
   const kms::DataView view = viewOf(x, weights ? &*weights : nullptr, counts ? &*counts : nullptr);
   kms::KMeansConfig config;
   config.k = k;
@@ -177,34 +181,62 @@ py::dict fit(const FloatArray& x, std::optional<FloatArray> weights,
     kms::Engine& engine = *created.engine;
     engine.setInterruptFlag(&interrupt);
     engine.setData(view);
-    std::vector<int> starts(static_cast<std::size_t>(n_init));
-    for (int s = 0; s < n_init; ++s)
-      starts[static_cast<std::size_t>(s)] = s;
-    if (record == "none" || n_init > 1) {
+    // With `seed_rows` (the rows before repeated ones were merged into counts), each start is
+    // seeded on them and iterated on the merged rows: seeding draws by row, so it must see the
+    // rows as given, while Lloyd's iterations from the same centroids are the same either way.
+    std::unique_ptr<kms::Engine> seeder;
+    if (seed_rows && config.init != kms::InitMethod::Given) {
+      seeder = kms::createEngine(backendOf(backend), optionsOf(devices, threads)).engine;
+      seeder->setInterruptFlag(&interrupt);
+      seeder->setData(viewOf(*seed_rows, nullptr));
+    }
+    const auto begin = [&](kms::KMeansConfig c) {
+      if (seeder) {
+        seeder->initialize(c);
+        kms::Snapshot start;
+        seeder->snapshot(start);
+        c.init = kms::InitMethod::Given;
+        c.initial_centroids = std::move(start.centroids);
+      }
+      engine.initialize(c);
+    };
+    const auto runStart = [&](int start, bool keep) {
+      kms::KMeansConfig c = config;
+      c.seed = config.seed + static_cast<std::uint64_t>(start);
+      c.keep_history = keep;
+      begin(c);
+      kms::StartOutcome outcome;
+      outcome.start = start;
+      outcome.seed = c.seed;
+      engine.run([&](const kms::IterationStats& stats) {
+        outcome.iterations.push_back(stats);
+        return !interrupt.load();
+      });
+      if (interrupt.load()) throw kms::Interrupted("the fit was interrupted");
+      outcome.converged = engine.converged();
+      kms::Snapshot last;
+      engine.snapshot(last);
+      outcome.centroids = std::move(last.centroids);
+      outcome.centred_centroids = std::move(last.centred_centroids);
+      return outcome;
+    };
+    if (seeder) {
+      for (int s = 0; s < n_init; ++s)
+        outcomes.push_back(runStart(s, false));
+      best = kms::bestOutcome(outcomes);
+    } else if (record == "none" || n_init > 1) {
+      std::vector<int> starts(static_cast<std::size_t>(n_init));
+      for (int s = 0; s < n_init; ++s)
+        starts[static_cast<std::size_t>(s)] = s;
       outcomes = engine.runStarts(config, starts,
                                   [&](const kms::StartOutcome&) { return !interrupt.load(); });
       best = kms::bestOutcome(outcomes);
     }
     if (record != "none") {
-      // The best start again (or the only one) with its history kept: the same trajectory as
-      // in runStarts, start s being the run seeded config.seed + s.
-      kms::KMeansConfig traced = config;
-      traced.keep_history = true;
-      if (best >= 0) traced.seed = outcomes[static_cast<std::size_t>(best)].seed;
-      engine.initialize(traced);
-      kms::StartOutcome outcome;
-      outcome.seed = traced.seed;
-      engine.run([&](const kms::IterationStats& stats) {
-        outcome.iterations.push_back(stats);
-        return true;
-      });
-      outcome.converged = engine.converged();
-      kms::Snapshot last;
-      engine.snapshot(last);
-      outcome.centroids = last.centroids;
-      outcome.centred_centroids = last.centred_centroids;
+      // The best start again (or the only one) with its history kept: the same trajectory.
+      kms::StartOutcome outcome =
+          runStart(best >= 0 ? outcomes[static_cast<std::size_t>(best)].start : 0, true);
       const int iterations = engine.iteration();
-      trace_centroids.reserve(static_cast<std::size_t>(iterations + 1) * last.centroids.size());
       for (int t = 0; t <= iterations; ++t) {
         const std::vector<float>& c = engine.centroidsAt(t);
         trace_centroids.insert(trace_centroids.end(), c.begin(), c.end());
@@ -318,6 +350,63 @@ py::array_t<float> frameOf(const FloatArray& x) {
   return out;
 }
 
+/// Repeated rows found by their bytes, in order of first appearance: (rows, counts, inverse)
+/// with rows[inverse[i]] == X[i]; clustering `rows` with `counts` gives the labels and centroids
+/// of clustering X (the engine's counts are exact). With `probe`, None unless a strided sample
+/// of up to 4,096 rows already holds repeats (at least 1 in 32): merging pays only then.
+py::object distinctRows(const FloatArray& x, bool probe) {
+  if (x.ndim() != 2) throw py::value_error("X must be a 2-D array (n_samples, n_features)");
+  const auto n = static_cast<std::size_t>(x.shape(0));
+  const auto d = static_cast<std::size_t>(x.shape(1));
+  const float* values = x.data();
+  const std::size_t bytes = d * sizeof(float);
+  struct RowHash {
+    std::size_t bytes;
+    std::size_t operator()(const float* row) const {
+      std::uint64_t h = 1469598103934665603ull;  // FNV-1a over the row's bytes
+      const auto* b = reinterpret_cast<const unsigned char*>(row);
+      for (std::size_t i = 0; i < bytes; ++i)
+        h = (h ^ b[i]) * 1099511628211ull;
+      return static_cast<std::size_t>(h);
+    }
+  };
+  struct RowEqual {
+    std::size_t bytes;
+    bool operator()(const float* a, const float* b) const { return std::memcmp(a, b, bytes) == 0; }
+  };
+  if (probe) {
+    const std::size_t step = std::max<std::size_t>(1, n / 4096);
+    std::unordered_set<const float*, RowHash, RowEqual> seen(8192, RowHash{bytes}, RowEqual{bytes});
+    std::size_t sampled = 0, repeats = 0;
+    for (std::size_t i = 0; i < n; i += step, ++sampled)
+      repeats += !seen.insert(values + i * d).second;
+    if (repeats * 32 < sampled || repeats == 0) return py::none();
+  }
+  std::vector<std::uint32_t> inverse(n), counts;
+  std::vector<float> rows;
+  {
+    py::gil_scoped_release release;
+    std::unordered_map<const float*, std::uint32_t, RowHash, RowEqual> slot(
+        std::min<std::size_t>(n, 1 << 20), RowHash{bytes}, RowEqual{bytes});
+    for (std::size_t i = 0; i < n; ++i) {
+      const float* row = values + i * d;
+      const auto [it, added] = slot.try_emplace(row, static_cast<std::uint32_t>(counts.size()));
+      if (added) {
+        counts.push_back(0);
+        rows.insert(rows.end(), row, row + d);
+      }
+      ++counts[it->second];
+      inverse[i] = it->second;
+    }
+  }
+  py::array_t<std::uint32_t> count_array(static_cast<py::ssize_t>(counts.size()));
+  std::copy(counts.begin(), counts.end(), count_array.mutable_data());
+  py::array_t<std::uint32_t> inverse_array(static_cast<py::ssize_t>(n));
+  std::copy(inverse.begin(), inverse.end(), inverse_array.mutable_data());
+  return py::make_tuple(matrix(rows, counts.size(), static_cast<int>(d)), count_array,
+                        inverse_array);
+}
+
 kms::app::ColourSpace spaceOf(const std::string& name) {
   const auto space = kms::app::parseColourSpace(name);
   if (!space)
@@ -395,10 +484,12 @@ PYBIND11_MODULE(_engine, m) {
   m.def("fit", &fit, py::arg("x"), py::arg("weights"), py::arg("counts"), py::arg("k"),
         py::arg("init"), py::arg("initial_centroids"), py::arg("n_init"), py::arg("max_iter"),
         py::arg("tol"), py::arg("seed"), py::arg("empty_clusters"), py::arg("backend"),
-        py::arg("devices"), py::arg("threads"), py::arg("record") = "none");
+        py::arg("devices"), py::arg("threads"), py::arg("record") = "none",
+        py::arg("seed_rows") = std::nullopt);
   m.def("predict", &predict, py::arg("x"), py::arg("centroids"), py::arg("centred"),
         py::arg("fit_mid"), py::arg("backend"), py::arg("devices"), py::arg("threads"));
   m.def("frame_of", &frameOf, py::arg("x"));
+  m.def("distinct_rows", &distinctRows, py::arg("x"), py::arg("probe"));
   m.def(
       "colours_from_srgb",
       [](const FloatArray& rows, const std::string& space) {

@@ -264,6 +264,55 @@ def test_trace_replays_as_exact_lloyd(tmp_path, n_init, record):
         KMeans(2, record_trace="all").fit(X)
 
 
+@pytest.mark.parametrize("init, n_init, record", [("greedy-k-means++", 1, False),
+                                                  ("k-means++", 3, "labels"), ("random", 2, True)])
+def test_dedupe_gives_every_row_s_result(init, n_init, record):
+    X = np.random.default_rng(1).integers(0, 25, (60000, 3)).astype(np.float32)  # many repeats
+    a = KMeans(10, init=init, n_init=n_init, random_state=4, backend="cpu", record_trace=record).fit(X)
+    b = KMeans(10, init=init, n_init=n_init, random_state=4, backend="cpu", record_trace=record,
+               dedupe=False).fit(X)
+    assert np.array_equal(a.cluster_centers_.view(np.uint32), b.cluster_centers_.view(np.uint32))
+    assert np.array_equal(a.labels_, b.labels_)
+    assert a.inertia_ == b.inertia_ and a.n_iter_ == b.n_iter_
+    strip = lambda h: [{key: v for key, v in it.items() if key != "ms"} for it in h]
+    assert strip(a.history_) == strip(b.history_)  # changed counts are of the rows as given
+    if record:
+        assert np.array_equal(a.trace_.centroids, b.trace_.centroids)
+        if record == "labels":
+            assert a.trace_.labels.shape == (a.n_iter_, len(X))
+            assert np.array_equal(a.trace_.labels, b.trace_.labels)
+    # No repeats: nothing is merged (the sample finds none) and the result is the same anyway.
+    Y = blobs(5000, 2, 4, 2)
+    assert _engine.distinct_rows(Y, True) is None
+    rows, counts, inverse = _engine.distinct_rows(X, False)
+    assert counts.sum() == len(X) and np.array_equal(rows[inverse], X)
+
+
+def test_colour_space_rows_equal_kmeans_cli_per_pixel(tmp_path):
+    cli = os.environ.get("KMS_CLI")
+    if not cli:
+        pytest.skip("KMS_CLI (kmeans-cli) not given")
+    picture = photo_like(60, 80, 9)
+    ppm = tmp_path / "p.ppm"
+    with open(ppm, "wb") as f:
+        f.write(b"P6\n80 60\n255\n" + picture.tobytes())
+    # Every pixel a row in pixel order (--per-pixel), clustered in CIELAB.
+    subprocess.run([cli, str(ppm), "-k", "6", "--seed", "2", "--backend", "cpu", "--per-pixel",
+                    "--colour-space", "lab", "--out-labels", str(tmp_path / "l.csv"),
+                    "--out-centroids", str(tmp_path / "c.csv"), "-q"], check=True)
+    labels, centroids = read_cli_outputs(tmp_path / "l.csv", tmp_path / "c.csv")
+    X = picture.reshape(-1, 3).astype(np.float32) / np.float32(255)
+    model = KMeans(6, random_state=2, backend="cpu", colour_space="lab").fit(X)
+    assert np.array_equal(model.labels_, labels)
+    assert np.array_equal(model.cluster_centers_.view(np.uint32), centroids.view(np.uint32))  # sRGB
+    assert np.array_equal(model.predict(X), model.labels_)
+    assert model.transform(X[:5]).shape == (5, 6)
+    with pytest.raises(ValueError, match="3 features"):
+        KMeans(2, colour_space="lab").fit(np.zeros((10, 2), np.float32))
+    with pytest.raises(ValueError, match="colour_space"):
+        KMeans(2, colour_space="hsv").fit(X)
+
+
 def test_show_runs_the_same_fit_in_the_window(tmp_path):
     studio = os.environ.get("KMS_STUDIO")
     if not studio:
