@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <map>
 
 #include "core/format.h"
@@ -146,6 +147,8 @@ TraceWindow::TraceWindow(kms::app::DatasetPtr dataset, kms::app::RunTrace trace,
   slider_->setRange(0, trace_.iterations());
   position_ = new QLabel(this);
   position_->setMinimumWidth(110);
+  halfStepBox_ = new QCheckBox(tr("Half-steps"), this);
+  halfStepBox_->setToolTip(tr("◀ ▶ step each iteration's assign, then its update"));
   nearTieBox_ = new QCheckBox(tr("Near ties"), this);
   nearTieBox_->setToolTip(
       tr("Ring every point within rounding (or the two runs' centroid difference) of a tie "
@@ -158,6 +161,7 @@ TraceWindow::TraceWindow(kms::app::DatasetPtr dataset, kms::app::RunTrace trace,
   controls->addWidget(slider_, 1);
   controls->addWidget(forward);
   controls->addWidget(position_);
+  controls->addWidget(halfStepBox_);
   controls->addWidget(nearTieBox_);
   controls->addWidget(referenceButton_);
 
@@ -181,9 +185,12 @@ TraceWindow::TraceWindow(kms::app::DatasetPtr dataset, kms::app::RunTrace trace,
 
   buildChart();
   fillTable();
-  connect(slider_, &QSlider::valueChanged, this, &TraceWindow::showIteration);
-  connect(back, &QToolButton::clicked, this, [this] { slider_->setValue(iteration_ - 1); });
-  connect(forward, &QToolButton::clicked, this, [this] { slider_->setValue(iteration_ + 1); });
+  connect(slider_, &QSlider::valueChanged, this, [this](int t) {
+    if (t != iteration_) showIteration(t);
+  });
+  connect(back, &QToolButton::clicked, this, [this] { step(-1); });
+  connect(forward, &QToolButton::clicked, this, [this] { step(+1); });
+  connect(halfStepBox_, &QCheckBox::toggled, this, &TraceWindow::setHalfSteps);
   connect(nearTieBox_, &QCheckBox::toggled, this, &TraceWindow::setNearTies);
   connect(referenceButton_, &QPushButton::clicked, this, &TraceWindow::computeReference);
   connect(table_, &QTableWidget::cellClicked, this,
@@ -211,9 +218,42 @@ TraceWindow::~TraceWindow() {
   reference_.waitForFinished();
 }
 
+std::vector<float> TraceWindow::matchedTrace(int t) const {
+  const int d = dataset_->d;
+  const auto& c = trace_.centroids[std::size_t(t)];
+  std::vector<float> out(c.size());
+  for (int j = 0; j < trace_.k; ++j)
+    std::copy_n(&c[std::size_t(j) * std::size_t(d)], d,
+                &out[std::size_t(comparison_.matching[std::size_t(j)]) * std::size_t(d)]);
+  return out;
+}
+
+void TraceWindow::step(int direction) {
+  if (!halfSteps_) {
+    showIteration(iteration_ + direction);
+  } else if (direction > 0) {
+    if (iteration_ == 0 || update_)
+      showIteration(iteration_ + 1, false);
+    else
+      showIteration(iteration_, true);
+  } else {
+    if (update_)
+      showIteration(iteration_, false);
+    else
+      showIteration(iteration_ - 1, iteration_ - 1 > 0);
+  }
+}
+
+void TraceWindow::setHalfSteps(bool on) {
+  halfSteps_ = on;
+  if (halfStepBox_->isChecked() != on) halfStepBox_->setChecked(on);
+  if (!on && update_) showIteration(iteration_);
+}
+
 session::FramePtr TraceWindow::frameFor(const std::vector<float>& centroids,
                                         const std::vector<std::int32_t>* labels,
-                                        std::vector<std::uint32_t> ringed, int t) const {
+                                        std::vector<std::uint32_t> ringed, int t,
+                                        const std::vector<float>* movedFrom) const {
   auto frame = std::make_shared<session::Frame>();
   frame->dataset = shown_;
   frame->runId = 1;
@@ -225,17 +265,23 @@ session::FramePtr TraceWindow::frameFor(const std::vector<float>& centroids,
   frame->centroids = projected_ ? axes_.project(centroids) : centroids;
   if (labels) {
     frame->labels = *labels;
-    frame->phase = session::StepPhase::Assign;  // labels of t beside the centroids they came from
-    frame->changedRows = std::move(ringed);
+    if (movedFrom) {  // the update: centroids moved to the means, arrows from where they were
+      frame->phase = session::StepPhase::Update;
+      frame->movedFrom = projected_ ? axes_.project(*movedFrom) : *movedFrom;
+    } else {  // labels of t beside the centroids they came from, the points asked for ringed
+      frame->phase = session::StepPhase::Assign;
+      frame->changedRows = std::move(ringed);
+    }
   }
   return frame;
 }
 
-void TraceWindow::showIteration(int t) {
+void TraceWindow::showIteration(int t, bool update) {
   t = std::clamp(t, 0, trace_.iterations());
+  update = update && t > 0;
   iteration_ = t;
+  update_ = update;
   if (slider_->value() != t) slider_->setValue(t);
-  const int d = dataset_->d;
   std::vector<QColor> colours;
   for (int j = 0; j < trace_.k; ++j)
     colours.push_back(categoricalColour(j));
@@ -260,14 +306,39 @@ void TraceWindow::showIteration(int t) {
     }
     ringed_ = rings.size();
     // The trace's clusters are drawn in the colours of the exact clusters they match.
-    std::vector<float> traceBefore(trace_.centroids[std::size_t(t) - 1].size());
-    const auto& before = trace_.centroids[std::size_t(t) - 1];
-    for (int j = 0; j < trace_.k; ++j)
-      std::copy_n(&before[std::size_t(j) * std::size_t(d)], d,
-                  &traceBefore[std::size_t(comparison_.matching[std::size_t(j)]) * std::size_t(d)]);
-    traceView_->showFrame(frameFor(traceBefore, &mine, rings, t), colours);
-    exactView_->showFrame(frameFor(runs.exactCentroids[std::size_t(t) - 1], &theirs, {}, t),
-                          colours);
+    const std::vector<float> traceBefore = matchedTrace(t - 1);
+    const auto& exactBefore = runs.exactCentroids[std::size_t(t) - 1];
+    if (update) {
+      const std::vector<float> traceAfter = matchedTrace(t);
+      traceView_->showFrame(frameFor(traceAfter, &mine, {}, t, &traceBefore), colours);
+      exactView_->showFrame(
+          frameFor(runs.exactCentroids[std::size_t(t)], &theirs, {}, t, &exactBefore), colours);
+    } else {
+      traceView_->showFrame(frameFor(traceBefore, &mine, rings, t), colours);
+      exactView_->showFrame(frameFor(exactBefore, &theirs, {}, t), colours);
+    }
+    // How far each matched cluster's centroids are apart after iteration t.
+    const std::vector<float> traceAfter = matchedTrace(t);
+    const auto& exactAfter = runs.exactCentroids[std::size_t(t)];
+    std::vector<std::pair<double, int>> apart;
+    const int d = dataset_->d;
+    for (int j = 0; j < trace_.k; ++j) {
+      double e = 0.0;
+      for (int a = 0; a < d; ++a) {
+        const double diff = double(traceAfter[std::size_t(j) * std::size_t(d) + std::size_t(a)]) -
+                            double(exactAfter[std::size_t(j) * std::size_t(d) + std::size_t(a)]);
+        e += diff * diff;
+      }
+      apart.emplace_back(std::sqrt(e), j);
+    }
+    std::sort(apart.begin(), apart.end(), std::greater<>());
+    QStringList lines;
+    for (std::size_t i = 0; i < apart.size() && i < 24; ++i)
+      lines << tr("cluster %1: %2").arg(apart[i].second + 1).arg(apart[i].first, 0, 'g', 3);
+    exactStatus_->setToolTip(tr("After iteration %1, how far each cluster's centroids are apart "
+                                "(largest first):\n%2")
+                                 .arg(t)
+                                 .arg(lines.join(QLatin1Char('\n'))));
     const QString ringedWhat =
         nearTies_ ? tr("%1 near a tie (ringed)") : tr("%1 labels differ from exact (ringed)");
     traceStatus_->setText(tr("Update %1 (error %2 of a cluster's radius) · %3 · ARI %4")
@@ -275,12 +346,15 @@ void TraceWindow::showIteration(int t) {
                               .arg(it.updateError, 0, 'g', 3)
                               .arg(ringedWhat.arg(kms::app::groupedCount(ringed_)))
                               .arg(it.adjustedRand, 0, 'f', 4));
-    exactStatus_->setText(tr("Inertia %1 (trace's centroids: %2) · centroids apart %3")
-                              .arg(it.exactInertia, 0, 'g', 8)
-                              .arg(it.impliedInertia, 0, 'g', 8)
-                              .arg(it.centroidDistance, 0, 'g', 3));
+    exactStatus_->setText(
+        tr("Inertia %1 (trace's centroids: %2) · centroids apart %3, most in cluster %4")
+            .arg(it.exactInertia, 0, 'g', 8)
+            .arg(it.impliedInertia, 0, 'g', 8)
+            .arg(it.centroidDistance, 0, 'g', 3)
+            .arg(apart.front().second + 1));
   }
-  position_->setText(tr("Iteration %1 of %2").arg(t).arg(trace_.iterations()));
+  position_->setText(update ? tr("Iteration %1 of %2, update").arg(t).arg(trace_.iterations())
+                            : tr("Iteration %1 of %2").arg(t).arg(trace_.iterations()));
   if (cursor_) {
     cursor_->point1->setCoords(t, 0);
     cursor_->point2->setCoords(t, 1);
@@ -361,10 +435,12 @@ void TraceWindow::buildChart() {
 }
 
 void TraceWindow::fillTable() {
-  QStringList headers{
-      tr("Iteration"),         tr("Update"),         tr("Update error"), tr("Labels differ"),
-      tr("Of them near ties"), tr("Went back"),      tr("ARI"),          tr("Centroids apart"),
-      tr("Inertia (trace's)"), tr("Inertia (exact)")};
+  QStringList headers{tr("Iteration"),         tr("Update"),
+                      tr("Update error"),      tr("Labels differ"),
+                      tr("Of them near ties"), tr("Stored labels off"),
+                      tr("Went back"),         tr("ARI"),
+                      tr("Centroids apart"),   tr("Inertia (trace's)"),
+                      tr("Inertia (exact)")};
   if (referenceReady()) headers << tr("Trace vs float64") << tr("Exact vs float64");
   const auto& its = comparison_.iterations;
   table_->clear();
@@ -378,6 +454,9 @@ void TraceWindow::fillTable() {
                       QString::number(it.updateError, 'g', 3),
                       kms::app::groupedCount(std::size_t(it.flipped)),
                       kms::app::groupedCount(std::size_t(it.flippedNearTies)),
+                      it.storedLabelsWrong < 0
+                          ? tr("not stored")
+                          : kms::app::groupedCount(std::size_t(it.storedLabelsWrong)),
                       kms::app::groupedCount(std::size_t(it.oscillating)),
                       QString::number(it.adjustedRand, 'f', 5),
                       QString::number(it.centroidDistance, 'g', 3),

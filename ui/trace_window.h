@@ -41,9 +41,15 @@ class TraceWindow : public QDialog {
               kms::app::TraceComparison comparison, const QString& name, QWidget* parent = nullptr);
   ~TraceWindow() override;
 
-  /// Shows iteration t (0 … T) on both sides.
-  void showIteration(int t);
+  /// Shows iteration t (0 … T) on both sides: its labels beside the centroids they were
+  /// assigned to, or (`update`) the centroids its update moved them to, arrows from before.
+  void showIteration(int t, bool update = false);
   int iteration() const { return iteration_; }
+  bool showsUpdate() const { return update_; }
+  /// One step forward (+1) or back (−1): a whole iteration, or with half-steps on, its assign
+  /// and update in turn.
+  void step(int direction);
+  void setHalfSteps(bool on);
   /// Rings the points near a tie instead of the points that flipped.
   void setNearTies(bool on);
   /// Runs the float64 reference (in the background) and adds its columns to the table.
@@ -59,7 +65,10 @@ class TraceWindow : public QDialog {
   void fillTable();
   session::FramePtr frameFor(const std::vector<float>& centroids,
                              const std::vector<std::int32_t>* labels,
-                             std::vector<std::uint32_t> ringed, int t) const;
+                             std::vector<std::uint32_t> ringed, int t,
+                             const std::vector<float>* movedFrom = nullptr) const;
+  /// The trace's centroids after iteration t, each at the index of the exact cluster it matches.
+  std::vector<float> matchedTrace(int t) const;
 
   kms::app::DatasetPtr dataset_;
   kms::app::DatasetPtr shown_;  // the data as drawn (principal axes beyond three dimensions)
@@ -68,6 +77,8 @@ class TraceWindow : public QDialog {
   kms::app::RunTrace trace_;
   kms::app::TraceComparison comparison_;
   int iteration_ = -1;
+  bool update_ = false;
+  bool halfSteps_ = false;
   bool nearTies_ = false;
   std::size_t ringed_ = 0;
   std::vector<double> referenceDistance_[2];  // per iteration: trace, exact vs float64
@@ -80,6 +91,7 @@ class TraceWindow : public QDialog {
   QSlider* slider_;
   QLabel* position_;
   QCheckBox* nearTieBox_;
+  QCheckBox* halfStepBox_;
   QPushButton* referenceButton_;
   QCustomPlot* chart_;
   QCPItemStraightLine* cursor_ = nullptr;

@@ -23,6 +23,7 @@
 #include "trace_window.h"
 #include "ui_test_support.h"
 #include "views/cluster_views.h"
+#include "views/scatter_view.h"
 #include "widgets/message_bar.h"
 
 using kms::session::SessionState;
@@ -101,6 +102,22 @@ TEST(TraceWindow, ShowsWhereAndWhyATraceParts) {
   EXPECT_GT(window->ringedPoints(), 0u);
   window->showIteration(2);  // before the wrong update: nothing differs
   EXPECT_EQ(window->ringedPoints(), 0u);
+  // Half-steps: the assign, then the update (the centroids moved), then the next assign.
+  window->setHalfSteps(true);
+  window->showIteration(4);
+  window->step(+1);
+  EXPECT_EQ(window->iteration(), 4);
+  EXPECT_TRUE(window->showsUpdate());
+  ASSERT_TRUE(window->view(0)->frame());
+  EXPECT_EQ(window->view(0)->frame()->phase, kms::session::StepPhase::Update);
+  EXPECT_FALSE(window->view(0)->frame()->movedFrom.empty());
+  window->step(+1);
+  EXPECT_EQ(window->iteration(), 5);
+  EXPECT_FALSE(window->showsUpdate());
+  window->step(-1);
+  EXPECT_TRUE(window->showsUpdate());
+  EXPECT_EQ(window->iteration(), 4);
+  window->setHalfSteps(false);
   window->showIteration(c.firstFlip);
   window->setNearTies(true);
   // Every flipped point near a tie is among the near ties ringed now.
@@ -111,13 +128,13 @@ TEST(TraceWindow, ShowsWhereAndWhyATraceParts) {
   auto* table = window->findChild<QTableWidget*>();
   ASSERT_NE(table, nullptr);
   EXPECT_EQ(table->rowCount(), 10);
-  EXPECT_EQ(table->columnCount(), 12);  // with the two float64 columns
-  EXPECT_EQ(table->horizontalHeaderItem(10)->text(), QStringLiteral("Trace vs float64"));
+  EXPECT_EQ(table->columnCount(), 13);  // with the two float64 columns
+  EXPECT_EQ(table->horizontalHeaderItem(11)->text(), QStringLiteral("Trace vs float64"));
   // Before the wrong update both runs sit within rounding of the float64 reference; at it, the
   // trace is the 0.1 it was moved away while the exact run stays close.
-  EXPECT_LT(table->item(1, 10)->text().toDouble(), 1e-3);
-  EXPECT_NEAR(table->item(2, 10)->text().toDouble(), 0.1, 1e-3);
-  EXPECT_LT(table->item(2, 11)->text().toDouble(), 1e-3);
+  EXPECT_LT(table->item(1, 11)->text().toDouble(), 1e-3);
+  EXPECT_NEAR(table->item(2, 11)->text().toDouble(), 0.1, 1e-3);
+  EXPECT_LT(table->item(2, 12)->text().toDouble(), 1e-3);
 }
 
 TEST(TraceWindow, ABadTraceIsNamedAndTheDataStays) {

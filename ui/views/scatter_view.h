@@ -47,6 +47,8 @@ class ScatterView : public QWidget {
   /// Dimensions shown: x and y (Axes), or x, y, z (Oblique; z is drawn upwards).
   void setDimensions(int x, int y, int z = -1);
   void showFrame(const session::FramePtr& frame, const std::vector<QColor>& colours);
+  /// The frame shown last (null before any).
+  const session::FramePtr& frame() const { return frame_; }
   void setTrailsVisible(bool visible);
   /// One data unit is as long across as up (k-means measures plain Euclidean distance, so
   /// this is the geometry it sees). Always on for the oblique projection.
