@@ -280,7 +280,7 @@ TraceComparison compareTrace(const Dataset& data, const RunTrace& trace, const Q
   const double scale = dataScale(data);
   std::unordered_map<std::uint64_t, int> seen;  // label-set hash → first iteration
   std::vector<std::int32_t> previousImplied, olderImplied;
-  std::vector<char> oscillated(n, 0);  // points that went back to a cluster they had left
+  std::vector<std::uint8_t> wentBack(n, 0);  // times each point went back to a cluster it had left
   double previousInertia = 0.0;
   out.identical = true;
   for (int t = 1; t <= iterations; ++t) {
@@ -406,7 +406,7 @@ TraceComparison compareTrace(const Dataset& data, const RunTrace& trace, const Q
       for (std::size_t i = 0; i < n; ++i)
         if (impliedLabels[i] == olderImplied[i] && impliedLabels[i] != previousImplied[i]) {
           ++it.oscillating;
-          oscillated[i] = 1;
+          if (wentBack[i] < 255) ++wentBack[i];
         }
     }
     olderImplied = std::move(previousImplied);
@@ -485,14 +485,33 @@ TraceComparison compareTrace(const Dataset& data, const RunTrace& trace, const Q
              "iterations; the run cannot converge by \"no label changed\".")
              .arg(out.cycleStart)
              .arg(out.cyclePeriod);
-  out.oscillatingPoints = std::size_t(std::count(oscillated.begin(), oscillated.end(), 1));
+  // The trace's own assignment against exact distances, wherever its stored labels disagree.
+  QStringList storedOff;
+  std::int64_t storedRows = 0;
+  for (const auto& it : out.iterations)
+    if (it.storedLabelsWrong > 0) {
+      storedOff << QString::number(it.iteration);
+      storedRows += it.storedLabelsWrong;
+    }
+  if (!storedOff.isEmpty())
+    f << QStringLiteral(
+             "Its stored labels differ from those its centroids imply (exact distances) at "
+             "iteration%1 %2, %3 row%4 in all: its assignment step computes distances differently "
+             "(at near ties) or assigns wrongly.")
+             .arg(storedOff.size() > 1 ? QStringLiteral("s") : QString())
+             .arg(storedOff.join(QStringLiteral(", ")))
+             .arg(storedRows)
+             .arg(storedRows > 1 ? QStringLiteral("s") : QString());
+  // Points that went back at least twice: a lone return is ordinary early in a run.
+  out.oscillatingPoints = std::size_t(
+      std::count_if(wentBack.begin(), wentBack.end(), [](std::uint8_t b) { return b >= 2; }));
   if (out.oscillatingPoints > 0) {
     const auto most = std::max_element(
         out.iterations.begin(), out.iterations.end(),
         [](const auto& a, const auto& b) { return a.oscillating < b.oscillating; });
     f << QStringLiteral(
-             "%1 points oscillate: they go back to the cluster they had two iterations before "
-             "(most at iteration %2, %3 of them).")
+             "%1 points oscillate: they went back to the cluster they had two iterations before "
+             "at least twice (most returns at iteration %2, %3 points).")
              .arg(out.oscillatingPoints)
              .arg(most->iteration)
              .arg(most->oscillating);

@@ -79,7 +79,8 @@ struct TraceComparison {
   int firstFlip = 0;              ///< first t whose implied labels differ from the exact run's
   std::vector<int> wrongUpdates;  ///< iterations whose update is wrong
   int cycleStart = 0, cyclePeriod = 0;  ///< label sets repeating with period ≥ 2 (0: none)
-  std::size_t oscillatingPoints = 0;    ///< points that went back to a cluster they had left
+  /// Points that went back to the cluster they had two iterations before at least twice.
+  std::size_t oscillatingPoints = 0;
   /// The iteration at which each stopping rule (at CompareOptions::tolerance) stops (0: never).
   int stopByShift = 0, stopByInertia = 0, stopByChanged = 0;
   /// Trace cluster j is exact cluster matching[j] (the identity when the runs agree).

@@ -113,6 +113,23 @@ TEST(TraceCompare, ExactLloydMatchesToTheLastBit) {
   EXPECT_TRUE(c.findings.front().contains(QStringLiteral("to the last bit")));
 }
 
+TEST(TraceCompare, NamesStoredLabelsThatTheCentroidsDoNotImply) {
+  const DatasetPtr data = blobs(3000);
+  RunTrace trace = startTrace(*data, 4);
+  continueExactly(*data, trace, 6);
+  // One stored label of iteration 5 is not the one its centroids imply (the centroids stay
+  // exact: the label is only recorded wrong, as a GEMM-style distance can round at a near tie).
+  auto& labels = trace.labels[4];
+  labels[17] = (labels[17] + 1) % 4;
+  const TraceComparison c = compareTrace(*data, trace, QStringLiteral("t"));
+  EXPECT_EQ(c.iterations[4].storedLabelsWrong, 1);
+  EXPECT_EQ(c.iterations[3].storedLabelsWrong, 0);
+  EXPECT_TRUE(c.findings.join(u' ').contains(
+      QStringLiteral("stored labels differ from those its centroids imply (exact distances) at "
+                     "iteration 5, 1 row")))
+      << c.findings.join(u'\n').toStdString();
+}
+
 TEST(TraceCompare, ARoundingSizedMoveFlipsTheNearTiePointAtTheNextIteration) {
   const DatasetPtr data = blobs(40000);
   const int k = 4, d = 2;
