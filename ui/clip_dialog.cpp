@@ -108,6 +108,12 @@ void ClipDialog::browse() {
   for (const ClipFormat f : {ClipFormat::Gif, ClipFormat::WebP, ClipFormat::Mp4})
     if (kms::app::clip::clipFormatBuilt(f))
       filter += QStringLiteral("%1 (*.%2);;").arg(toString(f), toString(f).toLower());
+  if (filter.isEmpty()) {  // a build without any clip encoder
+    note_->setText(
+        tr("This build has no clip encoder (install libgif-dev, libwebp-dev or "
+           "FFmpeg's development packages and rebuild)."));
+    return;
+  }
   const QString chosen =
       QFileDialog::getSaveFileName(this, tr("Export Animation"), path(), filter.chopped(2));
   if (!chosen.isEmpty()) path_->setText(chosen);
@@ -154,8 +160,8 @@ void ClipDialog::startExport() {
           cancel.get());
       outcome.summary = tr("%1 frames of %2 × %3, %4 KB, in %5 s")
                             .arg(result.frames)
-                            .arg(options.size.width())
-                            .arg(options.size.height())
+                            .arg(result.size.width())
+                            .arg(result.size.height())
                             .arg((result.bytes + 512) / 1024)
                             .arg(result.seconds, 0, 'f', 1);
     } catch (const kms::Interrupted&) {

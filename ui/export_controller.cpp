@@ -94,9 +94,9 @@ bool ExportController::available(Kind kind) const {
     case Kind::Report:
       return data && !history_.empty();
     case Kind::Animation:
-      return labelled && frame->input != nullptr;
+      return replayable_ && labelled && frame->input != nullptr;
     case Kind::Trace:
-      return labelled && frame->input != nullptr && !data->isImage();
+      return replayable_ && labelled && frame->input != nullptr && !data->isImage();
     case Kind::TimingChart:
     case Kind::ConvergenceChart:
     case Kind::Window:

@@ -63,6 +63,10 @@ class ExportController : public QObject {
   /// Where the quantised picture's dithering comes from (the image view's mode); none if unset.
   void setDitherSource(std::function<kms::app::DitherMode()> dither);
 
+  /// Whether the shown run can be replayed from the window's settings (Animation, Trace): not
+  /// while following another process's run.
+  void setReplayable(bool replayable) { replayable_ = replayable; }
+
   /// The clip options exportTo(Animation, …) uses (the dialog has its own).
   void setClipOptions(const kms::app::clip::ClipOptions& options) { clipOptions_ = options; }
   /// The animation dialog opened last by exportInteractive(Animation), while it is open.
@@ -93,6 +97,7 @@ class ExportController : public QObject {
   QWidget* dialogParent_;
   int pending_ = 0;
   kms::app::clip::ClipOptions clipOptions_;
+  bool replayable_ = true;
   QPointer<ClipDialog> lastClipDialog_;
   QList<QFutureWatcher<QString>*> watchers_;
 };

@@ -379,6 +379,7 @@ bool MainWindow::followRun(const QString& path) {
   });
   following_ = *reader.header();
   followLoaded_ = false;
+  exporter_->setReplayable(false);  // the followed run is another process's: nothing to replay
   session_->openFile(following_->input, following_->k);
   return true;
 }
@@ -387,6 +388,7 @@ void MainWindow::stopFollowing() {
   if (!following_) return;
   following_.reset();
   session_->setEngineFactory({});
+  exporter_->setReplayable(true);
 }
 
 void MainWindow::openFile(const QString& path, std::optional<int> k) {

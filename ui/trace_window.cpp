@@ -218,9 +218,10 @@ TraceWindow::~TraceWindow() {
   reference_.waitForFinished();
 }
 
-std::vector<float> TraceWindow::matchedTrace(int t) const {
+std::vector<float> TraceWindow::matchedTrace(int t, bool identity) const {
   const int d = dataset_->d;
   const auto& c = trace_.centroids[std::size_t(t)];
+  if (identity) return c;
   std::vector<float> out(c.size());
   for (int j = 0; j < trace_.k; ++j)
     std::copy_n(&c[std::size_t(j) * std::size_t(d)], d,
@@ -306,10 +307,12 @@ void TraceWindow::showIteration(int t, bool update) {
     }
     ringed_ = rings.size();
     // The trace's clusters are drawn in the colours of the exact clusters they match.
-    const std::vector<float> traceBefore = matchedTrace(t - 1);
+    // Colours follow the labels' numbering: the trace's own while both runs were the same.
+    const bool identity = runs.identityAt[std::size_t(t) - 1] != 0;
+    const std::vector<float> traceBefore = matchedTrace(t - 1, identity);
     const auto& exactBefore = runs.exactCentroids[std::size_t(t) - 1];
     if (update) {
-      const std::vector<float> traceAfter = matchedTrace(t);
+      const std::vector<float> traceAfter = matchedTrace(t, identity);
       traceView_->showFrame(frameFor(traceAfter, &mine, {}, t, &traceBefore), colours);
       exactView_->showFrame(
           frameFor(runs.exactCentroids[std::size_t(t)], &theirs, {}, t, &exactBefore), colours);
@@ -317,9 +320,11 @@ void TraceWindow::showIteration(int t, bool update) {
       traceView_->showFrame(frameFor(traceBefore, &mine, rings, t), colours);
       exactView_->showFrame(frameFor(exactBefore, &theirs, {}, t), colours);
     }
-    // How far each matched cluster's centroids are apart after iteration t.
-    const std::vector<float> traceAfter = matchedTrace(t);
+    // How far each matched cluster's centroids are apart after iteration t (the same centroids
+    // are compared as they are).
     const auto& exactAfter = runs.exactCentroids[std::size_t(t)];
+    const std::vector<float> traceAfter =
+        matchedTrace(t, trace_.centroids[std::size_t(t)] == exactAfter);
     std::vector<std::pair<double, int>> apart;
     const int d = dataset_->d;
     for (int j = 0; j < trace_.k; ++j) {

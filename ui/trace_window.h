@@ -67,8 +67,9 @@ class TraceWindow : public QDialog {
                              const std::vector<std::int32_t>* labels,
                              std::vector<std::uint32_t> ringed, int t,
                              const std::vector<float>* movedFrom = nullptr) const;
-  /// The trace's centroids after iteration t, each at the index of the exact cluster it matches.
-  std::vector<float> matchedTrace(int t) const;
+  /// The trace's centroids after iteration t, each at the index of the exact cluster it matches
+  /// (`identity`: at its own index, as while both runs are the same).
+  std::vector<float> matchedTrace(int t, bool identity) const;
 
   kms::app::DatasetPtr dataset_;
   kms::app::DatasetPtr shown_;  // the data as drawn (principal axes beyond three dimensions)

@@ -60,6 +60,13 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "kmeans-cli: %s\nTry 'kmeans-cli --help'.\n", e.what());
     return kBadArguments;
   }
+  if (world && world->size() > 1 && !options.animate.isEmpty()) {
+    if (world->rank() == 0)
+      std::fprintf(stderr,
+                   "kmeans-cli: --animate draws a run of one process; run it without mpirun "
+                   "(the same seed gives the same run)\nTry 'kmeans-cli --help'.\n");
+    return kBadArguments;
+  }
   if ((world && world->size() > 1) || needsDistributedPath(options))
     return runDistributed(options, world ? &*world : nullptr);
   return run(options);

@@ -217,6 +217,12 @@ CliOptions parseCommandLine(const QStringList& arguments) {
   options.resume = parser.value("resume");
   options.liveReport = parser.value("live-report");
   options.trace = parser.value("trace");
+  options.compareTrace = parser.value("compare-trace");
+  if (!options.compareTrace.isEmpty() && (parser.isSet("k") || !options.initCentroids.isEmpty() ||
+                                          parser.isSet("sweep") || !options.trace.isEmpty()))
+    throw UsageError(
+        "--compare-trace takes k and the start from the trace; drop -k, "
+        "--init-centroids, --sweep and --trace");
   options.animate = parser.value("animate");
   if (!options.animate.isEmpty() || parser.isSet("animate-size") || parser.isSet("animate-fps") ||
       parser.isSet("half-steps")) {
@@ -224,6 +230,10 @@ CliOptions parseCommandLine(const QStringList& arguments) {
       throw UsageError("--animate-size, --animate-fps and --half-steps go with --animate FILE");
     if (options.sweep || !options.compareTrace.isEmpty())
       throw UsageError("--animate draws one run: drop --sweep and --compare-trace");
+    if (!options.checkpoint.isEmpty() || !options.resume.isEmpty() || !options.liveReport.isEmpty())
+      throw UsageError(
+          "--animate draws a run of one process: drop --checkpoint, --resume and --live-report "
+          "(or draw the run afterwards from the same seed)");
     if (!clip::clipFormatOf(options.animate))
       badValue(parser, "animate", "a file name ending in .gif, .webp or .mp4");
     const QStringList size = parser.value("animate-size").split(QLatin1Char('x'));
@@ -239,12 +249,6 @@ CliOptions parseCommandLine(const QStringList& arguments) {
       throw UsageError(std::string("--animate: ") + e.what());
     }
   }
-  options.compareTrace = parser.value("compare-trace");
-  if (!options.compareTrace.isEmpty() && (parser.isSet("k") || !options.initCentroids.isEmpty() ||
-                                          parser.isSet("sweep") || !options.trace.isEmpty()))
-    throw UsageError(
-        "--compare-trace takes k and the start from the trace; drop -k, "
-        "--init-centroids, --sweep and --trace");
   options.checkpointEvery = intValue(parser, "checkpoint-every", 1);
   if (parser.isSet("rank-shares")) {
     for (const QString& part : parser.value("rank-shares").split(u',')) {

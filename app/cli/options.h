@@ -67,7 +67,9 @@ struct CliOptions {
   /// Outputs that only make sense for a picture (--out-image, --out-palette).
   bool wantsImageOutputs() const { return !outImage.isEmpty() || !outPalette.isEmpty(); }
   /// Every output file option's value, empty ones included.
-  QStringList outputs() const { return {outImage, outPalette, outLabels, outCentroids, report}; }
+  QStringList outputs() const {
+    return {outImage, outPalette, outLabels, outCentroids, report, animate};
+  }
   /// An output goes to standard output ("-" or /dev/stdout): messages then go to stderr.
   bool writesToStdout() const {
     for (const QString& out : outputs())

@@ -437,7 +437,7 @@ CliOptions resolveOutputs(const CliOptions& given, const Dataset& data) {
   if (!options.outDir.isEmpty() && !QDir().mkpath(options.outDir))
     throw ExportError(options.outDir, QStringLiteral("cannot create the folder"));
   for (QString* out : {&options.outImage, &options.outPalette, &options.outLabels,
-                       &options.outCentroids, &options.report}) {
+                       &options.outCentroids, &options.report, &options.animate}) {
     if (out->isEmpty() || *out == u"-") continue;
     out->replace(QStringLiteral("{name}"), stem);
     if (!options.outDir.isEmpty() && QFileInfo(*out).isRelative())
@@ -480,8 +480,8 @@ void writeClip(const CliOptions& options, const ClusteringInputPtr& input, std::
   console.line(QStringLiteral("wrote %1: %2 frames of %3 × %4 (%5 iterations%6), %7 KB in %8 s")
                    .arg(options.animate)
                    .arg(clip.frames)
-                   .arg(options.clip.size.width())
-                   .arg(options.clip.size.height())
+                   .arg(clip.size.width())
+                   .arg(clip.size.height())
                    .arg(clip.iterations)
                    .arg(options.clip.halfSteps ? QStringLiteral(" as half-steps") : QString())
                    .arg((clip.bytes + 512) / 1024)

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <exception>
 #include <stdexcept>
 #include <thread>
 
@@ -69,7 +70,12 @@ ClipResult exportClip(const ClipJob& job, const QString& path, const ClipOptions
 
   // Frames come from the engine one at a time (it is not thread-safe), are drawn (and, for GIF,
   // given their palettes) on every thread, and go to the encoder in order.
-  const int batch = int(std::max(2u, std::thread::hardware_concurrency()) * 2);
+  // Every frame of a batch holds its labels (one per data set row): batches shrink for large
+  // data so that they stay within about 512 MB.
+  const std::size_t labelBytes = std::max<std::size_t>(1, job.input->dataset()->n) * 4;
+  const int batch = int(
+      std::clamp<std::size_t>((std::size_t(512) << 20) / labelBytes, 1,
+                              std::size_t(std::max(2u, std::thread::hardware_concurrency()) * 2)));
   std::vector<ClipFrame> frames;
   std::vector<QImage> images;
   for (int first = 0; first < total; first += batch) {
@@ -79,12 +85,19 @@ ClipResult exportClip(const ClipJob& job, const QString& path, const ClipOptions
     for (int i = 0; i < count; ++i)
       frames.push_back(run.frame(first + i, options.halfSteps));
     images.assign(std::size_t(count), QImage());
+    std::vector<std::exception_ptr> failures(static_cast<std::size_t>(count));
     parallelRanges(std::size_t(count), 1, [&](std::size_t b, std::size_t e) {
       for (std::size_t i = b; i < e && !stopped(); ++i) {
-        QImage image = painter.paint(frames[i], total);
-        images[i] = indexed ? indexedFrame(image) : std::move(image);
+        try {  // parallelRanges' workers must not throw: kept, rethrown after the join
+          QImage image = painter.paint(frames[i], total);
+          images[i] = indexed ? indexedFrame(image) : std::move(image);
+        } catch (...) {
+          failures[i] = std::current_exception();
+        }
       }
     });
+    for (const std::exception_ptr& failure : failures)
+      if (failure) std::rethrow_exception(failure);
     if (stopped()) throw kms::Interrupted("the clip's export was cancelled");
     for (int i = 0; i < count; ++i) {
       const bool last = first + i == total - 1;
@@ -94,6 +107,7 @@ ClipResult exportClip(const ClipJob& job, const QString& path, const ClipOptions
         throw ExportError(path, QString::fromUtf8(e.what()));
       }
       if (progress) progress(first + i + 1, total);
+      if (stopped()) throw kms::Interrupted("the clip's export was cancelled");
     }
   }
   QByteArray bytes;
@@ -102,6 +116,7 @@ ClipResult exportClip(const ClipJob& job, const QString& path, const ClipOptions
   } catch (const std::exception& e) {
     throw ExportError(path, QString::fromUtf8(e.what()));
   }
+  if (stopped()) throw kms::Interrupted("the clip's export was cancelled");  // nothing written
   io::saveFile(path, [&](QIODevice& device) {
     if (device.write(bytes) != bytes.size()) throw ExportError(path, device.errorString());
   });
@@ -110,6 +125,7 @@ ClipResult exportClip(const ClipJob& job, const QString& path, const ClipOptions
   result.iterations = run.iterations();
   result.bytes = bytes.size();
   result.seconds = double(timer.nsecsElapsed()) * 1e-9;
+  result.size = options.size;
   return result;
 }
 

@@ -38,6 +38,7 @@ struct ClipResult {
   int iterations = 0;
   qint64 bytes = 0;
   double seconds = 0.0;  ///< wall time of the export
+  QSize size;            ///< of the frames written (MP4 rounds an odd size down to even)
 };
 
 /// Called after each frame is encoded: frames done, frames in all. Returning is all it does;

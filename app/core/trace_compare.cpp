@@ -327,6 +327,7 @@ TraceComparison compareTrace(const Dataset& data, const RunTrace& trace, const Q
     if (options.keepRuns) {
       out.runs.impliedLabels.push_back(mine);
       out.runs.exactLabels.push_back(theirs);
+      out.runs.identityAt.push_back(char(sameStart));
     }
     it.adjustedRand = adjustedRandIndex(mine, theirs);
 

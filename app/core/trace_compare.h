@@ -70,6 +70,9 @@ struct ComparedRuns {
   /// Iteration t's labels ([t − 1]): those the trace's c_{t−1} imply, named by the exact run's
   /// clusters they are matched to (so the two runs' colours correspond), and the exact run's.
   std::vector<std::vector<std::int32_t>> impliedLabels, exactLabels;
+  /// [t − 1]: iteration t's implied labels kept the trace's own cluster numbers (1: while both
+  /// runs' centroids before t were the same to the bit) instead of the final matching's.
+  std::vector<char> identityAt;
 };
 
 struct TraceComparison {

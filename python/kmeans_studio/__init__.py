@@ -175,6 +175,11 @@ class KMeans(ClusterMixin, TransformerMixin, BaseEstimator):
                 raise ValueError(f"{name} must be an integer of at least {low}, got {value!r}")
         if self.record_trace not in (False, True, "labels"):
             raise ValueError(f"record_trace must be False, True or 'labels', got {self.record_trace!r}")
+        if self.record_trace and self.colour_space not in (None, "srgb"):
+            # A trace holds centroids in the units of the rows it is compared with; a run in
+            # another colour space would read as wrong updates against the sRGB rows.
+            raise ValueError("record_trace records runs on the rows as given: convert the rows to "
+                             f"{self.colour_space} yourself (or drop colour_space) to trace the run")
         if not isinstance(self.tol, numbers.Real) or not self.tol >= 0:
             raise ValueError(f"tol must be a number of at least 0, got {self.tol!r}")
         record = {False: "none", True: "centroids", "labels": "labels"}[self.record_trace]

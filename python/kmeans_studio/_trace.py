@@ -22,21 +22,28 @@ def write_trace(folder, centroids, labels=None, inertia=None, changed=None, sour
     if c.ndim != 3 or c.shape[0] < 1:
         raise ValueError(f"centroids must be T + 1 arrays of (k, d), got shape {c.shape}")
     iterations = c.shape[0] - 1
-    os.makedirs(folder, exist_ok=True)
-    files = {"centroids": "centroids.npy"}
-    np.save(os.path.join(folder, "centroids.npy"), c)
+    # Every array is checked before anything is written, so a bad call leaves the folder as it
+    # was; trace.json, written last, names only the arrays of this trace.
+    arrays = {"centroids": c}
     n = 0
     for name, values, dtype in (("labels", labels, np.int32), ("inertia", inertia, np.float64),
                                 ("changed", changed, np.int64)):
         if values is None:
             continue
         a = np.asarray(values, dtype=dtype)
-        if a.shape[0] != iterations:
-            raise ValueError(f"{name} has {a.shape[0]} iterations; the centroids have {iterations}")
+        if a.ndim < 1 or a.shape[0] != iterations:
+            raise ValueError(f"{name} has {a.shape[0] if a.ndim else 0} iterations; the centroids "
+                             f"have {iterations}")
         if name == "labels":
             if a.ndim != 2:
                 raise ValueError(f"labels must be T arrays of (n,), got shape {a.shape}")
+            if a.size and (a.min() < 0 or a.max() >= c.shape[1]):
+                raise ValueError(f"labels must lie in [0, {c.shape[1]})")
             n = a.shape[1]
+        arrays[name] = a
+    os.makedirs(folder, exist_ok=True)
+    files = {}
+    for name, a in arrays.items():
         np.save(os.path.join(folder, name + ".npy"), a)
         files[name] = name + ".npy"
     header = {"format": FORMAT, "version": VERSION, "k": int(c.shape[1]), "d": int(c.shape[2]),

@@ -183,6 +183,12 @@ def test_quantize_equals_kmeans_cli(tmp_path):
         kmeans_studio.quantize(np.zeros((4, 4, 3), np.uint8), 2)
 
 
+def _nearest(X, c):
+    """Each row's nearest centroid in double (the tests' data have no near ties)."""
+    d = ((X.astype(np.float64)[:, None, :] - c.astype(np.float64)[None, :, :]) ** 2).sum(-1)
+    return d.argmin(1)
+
+
 def read_ppm(path):
     with open(path, "rb") as f:
         data = f.read()
@@ -245,7 +251,10 @@ def test_trace_replays_as_exact_lloyd(tmp_path, n_init, record):
     assert np.array_equal(trace.inertia, [h["inertia"] for h in model.history_])
     if record == "labels":
         assert trace.labels.shape == (model.n_iter_, len(X))
-        assert np.array_equal(trace.labels[-1], model.labels_) or model.history_[-1]["changed"] > 0
+        # Each iteration's labels are the assignment to the centroids before it.
+        for t in (1, model.n_iter_):
+            assert np.array_equal(trace.labels[t - 1], _nearest(X, trace.centroids[t - 1]))
+        assert np.array_equal(trace.changed, [h["changed"] for h in model.history_])
     else:
         assert trace.labels is None
     folder = trace.save(str(tmp_path / "trace"))
@@ -262,6 +271,12 @@ def test_trace_replays_as_exact_lloyd(tmp_path, n_init, record):
     assert report["first_flip"] == 0, report
     with pytest.raises(ValueError, match="record_trace"):
         KMeans(2, record_trace="all").fit(X)
+    with pytest.raises(ValueError, match="record_trace"):
+        KMeans(2, record_trace=True, colour_space="lab").fit(X)
+    # A bad array is refused before anything is written.
+    with pytest.raises(ValueError, match="inertia"):
+        kmeans_studio.write_trace(str(tmp_path / "bad"), trace.centroids, inertia=[1.0])
+    assert not (tmp_path / "bad").exists()
 
 
 @pytest.mark.parametrize("init, n_init, record", [("greedy-k-means++", 1, False),

@@ -8,6 +8,7 @@
 #include <QTemporaryDir>
 
 #include <atomic>
+#include <cstdlib>
 #include <random>
 #include <set>
 
@@ -311,6 +312,25 @@ TEST(Clip, CliAnimatesTheChosenStart) {
   const auto match = said.match(run.out);
   ASSERT_TRUE(match.hasMatch()) << run.out.toStdString();
   EXPECT_EQ(decodedFrames(gif, QSize(480, 360)), 2 * match.captured(1).toInt() + 1);
+  // The clip's run is the best start's: replayed with its seed it ends on the centroids written.
+  const auto best =
+      QRegularExpression(QStringLiteral("best start: \\d+ \\(seed (\\d+)")).match(run.out);
+  ASSERT_TRUE(best.hasMatch()) << run.out.toStdString();
+  KMeansConfig config = randomStart(5, best.captured(1).toULongLong());
+  ClipRun replay(blobsInput(), config, BackendKind::Cpu);
+  EXPECT_EQ(replay.iterations(), match.captured(1).toInt());
+  QFile csv(dir.filePath("c.csv"));  // cluster,x,y,share; values that read back exactly
+  ASSERT_TRUE(csv.open(QIODevice::ReadOnly));
+  const QStringList lines = QString::fromUtf8(csv.readAll()).split(u'\n', Qt::SkipEmptyParts);
+  const std::vector<float> last = replay.centroidsAfter(replay.iterations());
+  ASSERT_EQ(lines.size(), 6);
+  for (int j = 0; j < 5; ++j) {
+    const QStringList fields = lines[j + 1].split(u',');
+    for (int c = 0; c < 2; ++c)
+      EXPECT_EQ(std::strtof(fields[c + 1].toUtf8().constData(), nullptr),
+                last[std::size_t(j) * 2 + std::size_t(c)])
+          << "cluster " << j;
+  }
 
   const CliRun bad =
       runCli({sample("blobs-2d.csv"), "-k", "3", "--animate", dir.filePath("x.avi")});

@@ -10,6 +10,7 @@
 
 #include <memory>
 
+#include "clip/clip_run.h"
 #include "clip_dialog.h"
 #include "controls_panel.h"
 #include "export_controller.h"
@@ -79,6 +80,17 @@ TEST(ClipExport, TheShownStartBecomesTheClip) {
   ASSERT_TRUE(waitFor([&] { return done.count() + failed.count() > 0; }, 60000));
   ASSERT_EQ(failed.count(), 0) << failed.first().first().toString().toStdString();
   EXPECT_EQ(framesIn(dir.filePath("start.gif")), iterations + 1);
+  // That start, replayed from the window's settings and seed S + start, ends on the centroids
+  // the window shows, bit for bit; the best start would not.
+  const auto shown = w->views()->frame();
+  kms::KMeansConfig config = w->session().settings().config;
+  config.seed += std::uint64_t(other);
+  const kms::app::clip::ClipRun run(shown->input, config, kms::BackendKind::Cpu);
+  EXPECT_EQ(run.iterations(), iterations);
+  EXPECT_EQ(run.centroidsAfter(run.iterations()), shown->centroids);
+  config.seed = w->session().settings().config.seed + std::uint64_t(frame->bestStart);
+  const kms::app::clip::ClipRun best(shown->input, config, kms::BackendKind::Cpu);
+  EXPECT_NE(best.centroidsAfter(best.iterations()), shown->centroids);
 }
 
 TEST(ClipExport, TheDialogShowsProgressAndCancelLeavesNoFile) {
