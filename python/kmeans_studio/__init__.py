@@ -340,11 +340,15 @@ def _studio_program():
     return program
 
 
-def show(data, model=None, *, args=(), **popen_options):
+def show(data, model=None, *, trace=None, args=(), **popen_options):
     """Opens kmeans-studio on ``data`` without blocking: an array of points (n × d) or an 8-bit
     RGB picture (H × W × 3 uint8). With a fitted ``model`` (KMeans), the window runs the same fit
     — same settings and seed, so the same labels and centroids, bit for bit — and plays it
     iteration by iteration; otherwise it opens the data and waits.
+
+    With ``trace`` (a ``Trace``, e.g. ``model.trace_``, or a trace folder from any program:
+    docs/trace-format.md) the window compares that run with exact Lloyd on the data instead
+    (File ▸ Open Trace…): where and why they part, iteration by iteration.
 
     The data are written to a temporary file the window reads (NumPy .npy, or PPM for pictures).
     ``args`` adds kmeans-studio options (``kmeans-studio --help``). Returns the subprocess.Popen
@@ -372,5 +376,9 @@ def show(data, model=None, *, args=(), **popen_options):
         command += ["--k", str(int(model.n_clusters)), "--seed", str(int(seed)),
                     "--max-iterations", str(int(model.max_iter)), "--tolerance", repr(float(model.tol)),
                     "--backend", model.backend, "--run"]
+    if trace is not None:
+        if isinstance(trace, Trace):
+            trace = trace.save(os.path.join(folder, "trace"))
+        command = [c for c in command if c != "--run"] + ["--trace", os.fspath(trace)]
     command += list(args)
     return subprocess.Popen(command, **popen_options)

@@ -347,6 +347,23 @@ def test_show_runs_the_same_fit_in_the_window(tmp_path):
     assert len(shown["starts"]) == 2
 
 
+def test_show_opens_a_trace_beside_exact_lloyd(tmp_path):
+    studio = os.environ.get("KMS_STUDIO")
+    if not studio:
+        pytest.skip("KMS_STUDIO (kmeans-studio) not given")
+    X = blobs(5000, 2, 5, 3)
+    model = KMeans(5, random_state=2, backend="cpu", record_trace=True).fit(X)
+    shot = tmp_path / "trace.png"
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
+    window = kmeans_studio.show(X, trace=model.trace_, env=env, stdout=subprocess.PIPE, text=True,
+                                args=["--no-persist", "--screenshot", str(shot),
+                                      "--timeout-ms", "120000"])
+    out, _ = window.communicate(timeout=150)
+    assert window.returncode == 0, out
+    assert f"trace compared over {model.n_iter_} iterations" in out
+    assert shot.stat().st_size > 0
+
+
 def test_show_needs_the_program(monkeypatch):
     monkeypatch.setenv("KMS_STUDIO", "")
     monkeypatch.setenv("PATH", "/nonexistent")
