@@ -15,6 +15,7 @@
 #include "controls_panel.h"
 #include "export_controller.h"
 #include "main_window.h"
+#include "sample_window.h"
 #include "studio_actions.h"
 #include "ui_test_support.h"
 #include "views/cluster_views.h"
@@ -28,14 +29,7 @@ using kms::ui::MainWindow;
 namespace {
 
 std::unique_ptr<MainWindow> blobsWindow(int restarts) {
-  QSettings().clear();
-  auto w = std::make_unique<MainWindow>();
-  w->resize(1280, 800);
-  w->show();
-  QSignalSpy changed(&w->session(), &kms::session::SessionController::datasetChanged);
-  EXPECT_TRUE(w->openSample(QStringLiteral("blobs")));
-  EXPECT_TRUE(waitFor([&] { return changed.count() > 0; }, 30000));
-  EXPECT_TRUE(waitFor([&] { return w->session().state() == SessionState::Ready; }, 60000));
+  auto w = kms::test::sampleWindow(QStringLiteral("blobs"));
   kms::session::RunSettings s = w->controls()->settings();
   s.restarts = restarts;
   s.config.init = kms::InitMethod::Random;

@@ -18,6 +18,7 @@
 #include "kmeans/backend.h"
 #include "kmeans/engine.h"
 #include "main_window.h"
+#include "sample_window.h"
 #include "studio_actions.h"
 #include "trace_opener.h"
 #include "trace_window.h"
@@ -35,15 +36,7 @@ using kms::ui::TraceWindow;
 namespace {
 
 std::unique_ptr<MainWindow> blobsWindow() {
-  QSettings().clear();
-  auto w = std::make_unique<MainWindow>();
-  w->resize(1280, 800);
-  w->show();
-  QSignalSpy changed(&w->session(), &kms::session::SessionController::datasetChanged);
-  EXPECT_TRUE(w->openSample(QStringLiteral("blobs")));
-  EXPECT_TRUE(waitFor([&] { return changed.count() > 0; }, 30000));
-  EXPECT_TRUE(waitFor([&] { return w->session().state() == SessionState::Ready; }, 60000));
-  return w;
+  return kms::test::sampleWindow(QStringLiteral("blobs"));
 }
 
 /// Exact Lloyd on `data` from six of its rows for 10 iterations, except that iteration 3's
