@@ -9,13 +9,11 @@
 #include <new>
 #include <optional>
 
-#include <unistd.h>
-
+#include "cli/clip_command.h"
 #include "cli/exit_codes.h"
 #include "cli/progress.h"
 #include "cli/sweep_run.h"
 #include "cli/trace_run.h"
-#include "clip/clip_export.h"
 #include "core/cluster_input.h"
 #include "core/dither.h"
 #include "core/format.h"
@@ -463,31 +461,6 @@ std::future<CreatedEngine> startEngine(const CliOptions& options) {
                     });
 }
 
-/// --animate: the chosen start replayed and drawn frame by frame into options.animate.
-void writeClip(const CliOptions& options, const ClusteringInputPtr& input, std::uint64_t seed,
-               BackendKind backend, const Console& console) {
-  clip::ClipJob job;
-  job.input = input;
-  job.config = options.config;
-  job.config.seed = seed;
-  job.backend = backend;
-  const bool bar = !options.quiet && isatty(fileno(stderr));
-  const clip::ClipResult clip =
-      clip::exportClip(job, options.animate, options.clip, [&](int done, int total) {
-        if (bar) std::fprintf(stderr, "\rclip: frame %d of %d", done, total);
-      });
-  if (bar) std::fprintf(stderr, "\r\033[K");
-  console.line(QStringLiteral("wrote %1: %2 frames of %3 × %4 (%5 iterations%6), %7 KB in %8 s")
-                   .arg(options.animate)
-                   .arg(clip.frames)
-                   .arg(clip.size.width())
-                   .arg(clip.size.height())
-                   .arg(clip.iterations)
-                   .arg(options.clip.halfSteps ? QStringLiteral(" as half-steps") : QString())
-                   .arg((clip.bytes + 512) / 1024)
-                   .arg(clip.seconds, 0, 'f', 2));
-}
-
 int execute(const CliOptions& given) {
   const Console console(given);
   PhaseClock phases;
@@ -535,8 +508,8 @@ int execute(const CliOptions& given) {
   printSummary(console, result, options.config.max_iterations);
   writeOutputs(options, *data, *input, result, console, phases);
   if (!options.animate.isEmpty()) {
-    writeClip(options, input, result.report.starts[std::size_t(result.report.bestStart)].seed,
-              backend, console);
+    console.line(writeClip(
+        options, input, result.report.starts[std::size_t(result.report.bestStart)].seed, backend));
     phases.mark(QStringLiteral("clip"));
   }
   console.line(phasesLine(phases.phases()));
