@@ -13,6 +13,7 @@
 
 #include "io/load.h"
 #include "io/load_support.h"
+#include "support/sanitizers.h"
 #include "test_support.h"
 
 namespace kms::app::test {
@@ -101,7 +102,7 @@ TEST(LoadFaults, APointFileLargerThanTheFreeMemoryIsAClearError) {
 }
 
 TEST(LoadFaults, RunningOutOfMemoryWhileReadingIsAClearError) {
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#if defined(KMS_TEST_ASAN) || defined(KMS_TEST_TSAN)
   GTEST_SKIP() << "an address-space limit cannot be combined with a sanitizer's shadow memory";
 #else
   // 2 GB of points under a 1 GB address-space limit: mapping fails, reading fails with

@@ -13,6 +13,8 @@
 #include <set>
 #include <string_view>
 
+#include "support/sanitizers.h"
+
 namespace {
 
 struct Result {
@@ -29,7 +31,7 @@ Result runStudio(const QStringList& arguments, int timeoutMs = 90000, const QStr
     env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
   } else {
     env.remove(QStringLiteral("QT_QPA_PLATFORM"));
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(KMS_TEST_ASAN)
     // Mesa unloads its software driver before LeakSanitizer looks: its leaks would have no
     // library name, and tests/sanitizers/lsan.supp could not name them. Preloaded, it stays.
     const QString driver = QStringLiteral("/usr/lib/x86_64-linux-gnu/dri/swrast_dri.so");

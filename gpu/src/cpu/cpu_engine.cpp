@@ -28,8 +28,13 @@ double msSince(Clock::time_point t) {
 // has AVX2 (or AVX-512) the loader picks a clone compiled for it. Every lane still rounds each
 // difference, square and sum on its own (no FMA: -ffp-contract=off), so every clone gives the
 // same bits.
+#if defined(__has_feature)  // Clang 14 names its sanitizers only this way
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define KMS_SANITIZED_BUILD 1
+#endif
+#endif
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__SANITIZE_ADDRESS__) && \
-    !defined(__SANITIZE_THREAD__)
+    !defined(__SANITIZE_THREAD__) && !defined(KMS_SANITIZED_BUILD)
 #define KMS_VECTOR_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
 #else
 #define KMS_VECTOR_CLONES
