@@ -215,9 +215,13 @@ int Run::execute() {
     });
     readStart_ = Clock::now();
     // The share is read on another thread while this one makes the engine (a GPU's context and
-    // NCCL's connections take a second or two); neither waits for the other.
+    // NCCL's connections take a second or two); neither waits for the other. A text file's
+    // ranks find their rows together, through MPI, which only this thread may call and every
+    // rank in the same order: it is read here, once the engine is made.
+    const bool readTogether = loadShareUsesTheRanks(options_, ranks_);
     std::future<DatasetPtr> reading =
-        std::async(std::launch::async, [this] { return loadShare(options_, rank_, ranks_); });
+        std::async(readTogether ? std::launch::deferred : std::launch::async,
+                   [this] { return loadShare(options_, *collective_); });
     EngineOptions engineOptions;
     // Ranks on one host share its cores.
     engineOptions.cpu_threads = options_.threads > 0
@@ -250,7 +254,7 @@ int Run::execute() {
       try {
         engine = createEngine(backend, engineOptions).engine;
       } catch (...) {
-        reading.wait();  // not left reading into a Run that is going away
+        if (!readTogether) reading.wait();  // not left reading into a Run that is going away
         throw;
       }
     });

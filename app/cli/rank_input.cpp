@@ -29,7 +29,12 @@ std::int64_t optionsHash(const CliOptions& options) {
   return std::int64_t(h >> 1);
 }
 
-DatasetPtr loadShare(const CliOptions& options, int rank, int ranks) {
+bool loadShareUsesTheRanks(const CliOptions& options, int ranks) {
+  return ranks > 1 && !options.generate && readsAsText(options.input);
+}
+
+DatasetPtr loadShare(const CliOptions& options, Collective& world) {
+  const int rank = world.rank(), ranks = world.size();
   std::vector<std::size_t> bounds;
   auto share = [&](std::size_t rows) {
     bounds = shareBoundaries(rows, ranks, options.rankShares);
@@ -51,6 +56,10 @@ DatasetPtr loadShare(const CliOptions& options, int rank, int ranks) {
     LoadOptions load;
     load.maxValues = kCliMaxValues;
     load.rowShare = share;
+    if (loadShareUsesTheRanks(options, ranks))
+      load.textShare = LoadOptions::TextShare{
+          rank, ranks, options.rankShares,
+          [&world](const std::vector<std::int64_t>& mine) { return world.allGather(mine); }};
     data = loadDataset(options.input, load);
   }
   if (data->isImage())

@@ -7,13 +7,19 @@
 
 #include "cli/options.h"
 #include "core/dataset.h"
+#include "kmeans/collective.h"
 
 namespace kms::app::cli {
 
 /// This rank's share of the data: a point file's rows [first, last) read alone where the format
-/// allows (.npy, classic binary), else every row read and the share taken. Throws LoadError for
-/// more ranks than blocks of rows, a picture or weighted points.
-DatasetPtr loadShare(const CliOptions& options, int rank, int ranks);
+/// allows (.npy and classic binary by arithmetic; delimited text by the lines that start in the
+/// rank's slice of the bytes, found together with the other ranks through `world`, so every
+/// rank must call it at once, on the thread that may use `world`), else every row read and the
+/// share taken. Throws LoadError for more ranks than blocks of rows, a picture or weighted points.
+DatasetPtr loadShare(const CliOptions& options, Collective& world);
+
+/// Whether loadShare exchanges with the other ranks (a text file read by several processes).
+bool loadShareUsesTheRanks(const CliOptions& options, int ranks);
 
 /// A hash of what decides the run: the arguments (after the program name) and the input file's
 /// size and modification time. Ranks started differently would compute different things.

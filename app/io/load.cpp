@@ -148,6 +148,10 @@ QStringList supportedNameFilters() {
   };
 }
 
+bool readsAsText(const QString& path) {
+  return chooseReader(path) == Reader::Text;
+}
+
 bool looksLikeImage(const QString& path) {
   return chooseReader(path) == Reader::Image;
 }

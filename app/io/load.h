@@ -8,7 +8,9 @@
 #include <vector>
 
 #include <atomic>
+#include <cstdint>
 #include <functional>
+#include <optional>
 #include <utility>
 
 #include "core/dataset.h"
@@ -34,6 +36,22 @@ struct LoadOptions {
   /// file is mapped, so only their bytes are read) and name bad values by their row in the file;
   /// other formats read every row and the caller takes its share (Dataset::firstRow says which).
   std::function<std::pair<std::size_t, std::size_t>(std::size_t rows)> rowShare;
+
+  /// A delimited text file read as rank `rank` of `ranks` (with rowShare; io/text_share.h): each
+  /// rank scans only the lines that start in its slice of the file's bytes (slices in proportion
+  /// to `weights`, else even), the ranks exchange their row and line counts, and each parses just
+  /// the rows rowShare gives it. Messages name the file's own line numbers and the id-column rule
+  /// is decided on the whole column, as when one process reads the file. Every rank must load the
+  /// same file at once; a failure on any rank fails every rank with its message.
+  struct TextShare {
+    int rank = 0;
+    int ranks = 1;
+    std::vector<double> weights;
+    /// Every rank's `mine` concatenated in rank order, on every rank (a collective: each rank
+    /// makes the same calls in the same order).
+    std::function<std::vector<std::int64_t>(const std::vector<std::int64_t>&)> allGather;
+  };
+  std::optional<TextShare> textShare;
 };
 
 /// Loads any supported file, choosing the reader from the content (magic bytes) and the suffix:
@@ -62,5 +80,9 @@ QStringList supportedNameFilters();
 
 /// True when loadDataset would treat `path` as an image.
 bool looksLikeImage(const QString& path);
+
+/// True when loadDataset reads `path` with the delimited-text reader (io/text_loader.h), which
+/// is the one that uses LoadOptions::textShare.
+bool readsAsText(const QString& path);
 
 }  // namespace kms::app

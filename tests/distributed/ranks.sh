@@ -4,7 +4,9 @@
 #     to one process (2 M × 16 blobs, k = 64; .npy, and the classic binary format);
 #  2. a rank killed mid-run (KMS_TEST_KILL_RANK) ends the whole job within seconds, leaving the
 #     checkpoint intact; resumed with 2 ranks, the run gives the same files again;
-#  3. bad input: more ranks than blocks of rows, a checkpoint of another data set, ranks started
+#  3. a text file (header, ids, comments) read by 2–4 ranks, each from its slice of the bytes, gives
+#     the same files again, and a bad value in one rank's rows is named by its line in the file;
+#  4. bad input: more ranks than blocks of rows, a checkpoint of another data set, ranks started
 #     with different options: one clear message and every rank exits.
 #   tests/distributed/ranks.sh path/to/kmeans-cli [mpirun]
 set -euo pipefail
@@ -50,6 +52,40 @@ for run in "1 npy" "2 npy" "3 npy 1,3,2" "4 npy 3,1,1,2" "4 npy" "2 bin 1,2"; do
   same "$work/labels.csv" "$work/centroids.csv" "$1 ranks, .$2, shares ${3:-even}"
 done
 
+# A text file: each rank scans the lines that start in its slice of the bytes, and the ranks
+# find their rows together (a header, an id column, comments; 40,000 rows make 5 blocks).
+"$python" - "$work" <<'PY'
+import sys, numpy as np
+work = sys.argv[1]
+x = np.load(f"{work}/blobs.npy", mmap_mode="r")[:40000]
+with open(f"{work}/text.csv", "w") as f:
+    f.write("# blobs for the text checks\nid," + ",".join(f"c{j}" for j in range(16)) + "\n")
+    for i, row in enumerate(x):
+        if i % 5000 == 0:
+            f.write("\n# another thousand or so\n")
+        f.write(f"{i + 1}," + ",".join(repr(float(v)) for v in row) + "\n")
+with open(f"{work}/text.csv") as f:
+    lines = f.readlines()
+lines[30001] = lines[30001].replace(",", ",oops", 1)  # in the second share of three
+with open(f"{work}/bad.csv", "w") as f:
+    f.writelines(lines)
+PY
+text=(-k 16 --seed 5 --backend cpu -q)
+"$cli" "$work/text.csv" "${text[@]}" --out-labels "$work/text-one-labels.csv" \
+  --out-centroids "$work/text-one-centroids.csv"
+for run in "2" "3 1,3,2" "4 3,1,1,2"; do
+  set -- $run
+  shares=()
+  [ $# -ge 2 ] && shares=(--rank-shares "$2")
+  "$mpirun" -np "$1" "$cli" "$work/text.csv" "${text[@]}" "${shares[@]}" \
+    --out-labels "$work/text-labels.csv" --out-centroids "$work/text-centroids.csv"
+  cmp -s "$work/text-labels.csv" "$work/text-one-labels.csv" ||
+    fail "text, $1 ranks: labels differ from one process"
+  cmp -s "$work/text-centroids.csv" "$work/text-one-centroids.csv" ||
+    fail "text, $1 ranks: centroids differ from one process"
+  echo "ok: $1 ranks, .csv, shares ${2:-even}: labels and centroids byte-identical to one process"
+done
+
 # A rank killed at iteration 8 of 19; checkpoints every 3 iterations.
 start=$(date +%s)
 if KMS_TEST_KILL_RANK=1:8 "$mpirun" -np 3 "$cli" "$work/blobs.npy" "${common[@]}" \
@@ -91,6 +127,9 @@ expect_error() {  # expect_error PATTERN COMMAND...: fails unless the command fa
 }
 expect_error "20,000 rows make 3 block(s) of 8,192: at most that many processes can share them, not 4" \
   "$mpirun" -np 4 "$cli" "$work/small.npy" -k 4 --backend cpu -q
+bad_line=$({ "$cli" "$work/bad.csv" -k 4 --backend cpu -q 2>&1 || true; } | grep -o "line [0-9]*, column 2: 'oops[^']*' is not a number") ||
+  fail "one process did not name the bad value"
+expect_error "$bad_line" "$mpirun" -np 3 "$cli" "$work/bad.csv" -k 4 --backend cpu -q
 expect_error "saved for another data set" \
   "$mpirun" -np 2 "$cli" "$work/small.npy" -k 64 --seed 5 --backend cpu -q --resume "$work/run.ckpt"
 expect_error "started with different options" \
