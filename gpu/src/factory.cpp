@@ -107,7 +107,8 @@ CreatedEngine createEngine(BackendKind kind, const TestingOptions& requested) {
     kind = BackendKind::Cuda;
   }
   if (kind == BackendKind::Cpu) {
-    created.engine = createCpuEngine(options.cpu_threads, options.collective);
+    created.engine =
+        std::make_unique<CpuEngine>(options.cpu_threads, options.collective, options.cpu);
     created.kind = BackendKind::Cpu;
     return created;
   }
@@ -130,7 +131,7 @@ CreatedEngine createEngine(BackendKind kind, const TestingOptions& requested) {
     if (kind == BackendKind::Cuda) throw DeviceError("CUDA backend unavailable: " + status.reason);
     created.note = "CUDA backend unavailable (" + status.reason + "); using the CPU";
   }
-  created.engine = createCpuEngine(options.cpu_threads);
+  created.engine = std::make_unique<CpuEngine>(options.cpu_threads, nullptr, options.cpu);
   created.kind = BackendKind::Cpu;
   return created;
 }

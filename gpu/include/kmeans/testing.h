@@ -1,7 +1,8 @@
 // For tests and benchmarks only: switches that pin which of the CUDA engine's kernel families
-// may run, and hooks that make a run fail on purpose or go on past convergence. None of the
-// switches changes labels or centroids (each family is exact); they let tests reach every path
-// and kmeans-bench compare paths on the same data. Applications use kmeans/backend.h alone.
+// (and the CPU engine's searches) may run, and hooks that make a run fail on purpose or go on past
+// convergence. None of the switches changes labels or centroids (each family is exact); they let
+// tests reach every path and kmeans-bench compare paths on the same data. Applications use
+// kmeans/backend.h alone.
 #pragma once
 
 #include <cstddef>
@@ -60,6 +61,13 @@ struct CudaTuning {
   std::size_t stream_chunk_bytes = std::size_t(32) << 20;
 };
 
+/// The CPU engine's path switches.
+struct CpuTuning {
+  /// Data of d ≤ 4 and k ≥ 32 find each row's nearest centroid by walking the centroids sorted
+  /// along the data's principal axis. false: every row scores all k centroids.
+  bool sorted_search = true;
+};
+
 /// Hooks that change a run on purpose.
 struct TestHooks {
   /// The CUDA engine's step() number N (≥ 1) first runs a kernel that traps, as a broken kernel
@@ -75,6 +83,7 @@ struct TestHooks {
 /// EngineOptions with the switches and hooks above.
 struct TestingOptions : EngineOptions {
   CudaTuning cuda;
+  CpuTuning cpu;
   TestHooks hooks;
 };
 

@@ -58,8 +58,10 @@ KMS_VECTOR_CLONES void exactDistancesToAll(const float* __restrict x,
 
 }  // namespace
 
-CpuEngine::CpuEngine(int threads, std::shared_ptr<Collective> collective)
-    : pool_(threads), collective_(collective ? std::move(collective) : soloCollective()) {}
+CpuEngine::CpuEngine(int threads, std::shared_ptr<Collective> collective, CpuTuning tuning)
+    : tuning_(tuning),
+      pool_(threads),
+      collective_(collective ? std::move(collective) : soloCollective()) {}
 
 BackendInfo CpuEngine::info() const {
   std::string device =
@@ -83,6 +85,10 @@ void CpuEngine::setData(const DataView& data) {
   for (int c = 0; c < d_; ++c)
     coord_scale_[c] = exact::pow2f(summary_.fixed.coord_exp[c]);
   weight_scale_ = exact::pow2f(summary_.fixed.weight_exp);
+  // Low dimensions search the centroids sorted along the data's principal axis (this rank's
+  // rows: only the speed depends on it).
+  sorted_search_ = tuning_.sorted_search && d_ <= kSortedSearchMaxD && data.n > 0;
+  if (sorted_search_) axis_ = principalAxis(data.points, data.n, d_);
 }
 
 void CpuEngine::centreInto(std::size_t i, float* out) const {
@@ -180,14 +186,6 @@ float CpuEngine::pointWeight(std::size_t i) const {
   return 1.0f;
 }
 
-void CpuEngine::transposeCentroids() {
-  transposed_.assign(static_cast<std::size_t>(d_) * k_padded_, 0.0f);
-  for (int j = 0; j < k_; ++j)
-    for (int c = 0; c < d_; ++c)
-      transposed_[static_cast<std::size_t>(c) * k_padded_ + j] =
-          centroids_[static_cast<std::size_t>(j) * d_ + c];
-}
-
 void CpuEngine::assignChunk(std::size_t chunk, Accumulator& acc, std::vector<float>& scratch) {
   const std::size_t begin = chunk * kAssignChunk;
   const std::size_t end = std::min(data_.n, begin + kAssignChunk);
@@ -203,14 +201,29 @@ void CpuEngine::assignChunk(std::size_t chunk, Accumulator& acc, std::vector<flo
       assignCountedRow(i, x, dist, acc, inertia);
       continue;
     }
-    // Distances to all centroids, vectorised over centroids.
-    exactDistancesToAll(x, transposed_.data(), d_, kp, dist);
     int best = 0;
-    float best_dist = dist[0];
-    for (int j = 1; j < k_; ++j) {
-      if (dist[j] < best_dist) {
-        best_dist = dist[j];
-        best = j;
+    float best_dist = 0.0f;
+    const int old = labels_[i];
+    bool kept = false;
+    if (old >= 0 && half_gap_[static_cast<std::size_t>(old)] > 0.0f) {
+      // Hamerly's second test: a row nearer its centroid than half the way to that centroid's
+      // nearest other keeps it (the margins make it the full search's label).
+      best_dist = exact::squaredDistance(x, &centroids_[static_cast<std::size_t>(old) * d_], d_);
+      kept = std::sqrt(best_dist) * (1.0f + kBoundSlack) < half_gap_[static_cast<std::size_t>(old)];
+      if (kept) best = old;
+    }
+    if (!kept && useSortedSearch()) {
+      float lower = 0.0f;
+      searchSorted(x, old, false, best, best_dist, lower);
+    } else if (!kept) {
+      // Distances to all centroids, vectorised over centroids.
+      exactDistancesToAll(x, transposed_.data(), d_, kp, dist);
+      best_dist = dist[0];
+      for (int j = 1; j < k_; ++j) {
+        if (dist[j] < best_dist) {
+          best_dist = dist[j];
+          best = j;
+        }
       }
     }
     const float w = weighted ? data_.weights[i] : 1.0f;
@@ -243,13 +256,19 @@ void CpuEngine::assignCountedRow(std::size_t i, const float* x, float* dist, Acc
     // (Hamerly): the second largest when this row's own centroid moved most.
     const float others = old == largest_shift_ ? shifts_[k_ + 1] : shifts_[k_];
     lower = std::max(0.0f, (bound[1] - others) * (1.0f - kBoundSlack));
-    if ((bound[0] + shifts_[old]) * (1.0f + kBoundSlack) < lower) {
+    // Settled by the lower bound or by Hamerly's second test (nearer than half the way to the
+    // centroid's nearest other: no other centroid can be as near).
+    const float enough = std::max(lower, half_gap_[static_cast<std::size_t>(old)]);
+    if ((bound[0] + shifts_[old]) * (1.0f + kBoundSlack) < enough) {
       best_dist = exact::squaredDistance(x, &previous_[static_cast<std::size_t>(old) * d_], d_);
       upper = std::sqrt(best_dist) * (1.0f + kBoundSlack);
-      settled = upper < lower;
+      settled = upper < enough;
     }
   }
-  if (!settled) {
+  if (!settled && useSortedSearch()) {
+    searchSorted(x, old, true, best, best_dist, lower);
+    upper = std::sqrt(best_dist) * (1.0f + kBoundSlack);
+  } else if (!settled) {
     exactDistancesToAll(x, transposed_.data(), d_, k_padded_, dist);
     best = 0;
     best_dist = dist[0];

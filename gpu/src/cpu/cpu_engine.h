@@ -2,12 +2,15 @@
 // fallback where there is no GPU.
 #pragma once
 
+#include <array>
 #include <memory>
 #include <vector>
 
+#include "common/principal_axis.h"
 #include "common/thread_pool.h"
 #include "kmeans/collective.h"
 #include "kmeans/engine.h"
+#include "kmeans/testing.h"
 
 namespace kms {
 
@@ -18,7 +21,8 @@ namespace kms {
 /// bit; snapshots and assign() give this rank's labels. Points only (no weights or counts).
 class CpuEngine final : public Engine {
  public:
-  explicit CpuEngine(int threads = 0, std::shared_ptr<Collective> collective = nullptr);
+  explicit CpuEngine(int threads = 0, std::shared_ptr<Collective> collective = nullptr,
+                     CpuTuning tuning = {});
 
   BackendInfo info() const override;
   void setData(const DataView& data) override;
@@ -47,7 +51,19 @@ class CpuEngine final : public Engine {
   /// k-means++ D² sampling; greedy: several candidates per step, the lowest potential kept.
   void initPlusPlus(bool greedy);
   void initGiven();
+  /// The transposed copy for the vectorised search and, with the sorted search, the centroids'
+  /// projections on axis_ in ascending order.
   void transposeCentroids();
+  /// The nearest centroid to `x` (centred, d ≤ kMaxAxisDims) by the walk outwards in projection
+  /// order from x's own projection, starting from `hint` (the row's last label, or −1): the full
+  /// search's label and exact distance, and a lower bound (its slack applied) on the distance to
+  /// every other centroid — with `runner_up`, the runner-up's distance (a longer walk).
+  void searchSorted(const float* x, int hint, bool runner_up, int& best, float& best_dist,
+                    float& lower) const;
+  /// Many centroids in few dimensions: the sorted search beats scoring all k (vectorised).
+  bool useSortedSearch() const { return sorted_search_ && k_ >= kSortedSearchMinK; }
+  static constexpr int kSortedSearchMinK = 32;
+  static constexpr int kSortedSearchMaxD = 4;  // beyond, one axis prunes too little
   /// With keep_history: records the current centroids and the last stats.
   CentroidsNow centroidsForHistory() const override;
   void assignChunk(std::size_t chunk, Accumulator& acc, std::vector<float>& dist);
@@ -58,6 +74,7 @@ class CpuEngine final : public Engine {
   /// The centred positions (up to count × d values) EmptyClusterPolicy::ReseedFarthest takes.
   std::vector<float> farthestPositions(int count);
 
+  CpuTuning tuning_;
   ThreadPool pool_;
   std::shared_ptr<Collective> collective_;  ///< never null: soloCollective() alone
   RowShare share_;                          ///< this rank's rows among all
@@ -71,9 +88,20 @@ class CpuEngine final : public Engine {
   std::vector<float> coord_scale_;  // 2^coord_exp per dimension
   float weight_scale_ = 1.0f;
 
-  std::vector<float> centroids_;      // k × d, centred (x − mid)
-  std::vector<float> previous_;       // centroids the last assignment used, centred
-  std::vector<float> transposed_;     // d × k_padded copy of centroids_ for the vectorised search
+  std::vector<float> centroids_;   // k × d, centred (x − mid)
+  std::vector<float> previous_;    // centroids the last assignment used, centred
+  std::vector<float> transposed_;  // d × k_padded copy of centroids_ for the vectorised search
+  // The sorted search (low d, many centroids): |a·x − a·c| ≤ ‖x − c‖ for the unit axis a, so a
+  // walk outwards from a·x through the centroids sorted by a·c can stop once the projection gap
+  // alone exceeds the nearest distance found. Only speed depends on the axis.
+  bool sorted_search_ = false;
+  std::array<float, kMaxAxisDims> axis_{};
+  std::vector<double> sorted_projection_;  // k, ascending
+  std::vector<int> sorted_order_;          // the centroid at each position
+  // Hamerly's second test: half the distance from each centroid to its nearest other, deflated
+  // by 4·kBoundSlack (0 when not computed: k² distances cost more than they save). A row nearer
+  // its own centroid than that keeps it — no other centroid can be as near.
+  std::vector<float> half_gap_;
   std::vector<std::int32_t> labels_;  // −1 before the first iteration
   // A step writes its labels and bounds here and swaps them in only once every chunk is done,
   // so an interrupted step leaves the previous iteration intact.
