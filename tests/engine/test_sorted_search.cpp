@@ -124,5 +124,49 @@ TEST(CpuSortedSearch, CentroidsWithEqualProjectionsAndDuplicatesAreStillFound) {
   expectSameRuns(DataView{points.data(), points.size() / d, d}, config, "equal projections");
 }
 
+TEST(CpuSortedSearch, FollowsTheFullSearchAtFloatsEnds) {
+  // Centroids so far apart that their squared distance overflows float: a half gap from that
+  // square must not become ∞ (it would keep every row whose own distance is finite). Iteration 1
+  // puts the middle group with centroid 0; the update brings centroid 1 nearer to it.
+  for (int d : {3, 40}) {
+    std::vector<float> p;
+    const auto row = [&](float x) {
+      p.push_back(x);
+      for (int c = 1; c < d; ++c)
+        p.push_back(0.0f);
+    };
+    for (int i = 0; i < 1000; ++i)
+      row(0.0f);
+    for (int i = 0; i < 10; ++i)
+      row(1.5e19f);
+    for (int i = 0; i < 1000; ++i)
+      row(2.5e19f);
+    KMeansConfig config;
+    config.k = 2;
+    config.init = InitMethod::Given;
+    config.initial_centroids.assign(2 * std::size_t(d), 0.0f);
+    config.initial_centroids[std::size_t(d)] = 4e19f;
+    config.max_iterations = 6;
+    config.tolerance = 0.0;
+    expectSameRuns(DataView{p.data(), p.size() / std::size_t(d), d}, config,
+                   "far apart, d = " + std::to_string(d));
+  }
+  // Coordinates around 1e-20, whose squares are subnormal: relative rounding bounds fail there.
+  for (int k : {12, 40}) {
+    auto p = test::levelPoints(30000, 3, 9, 31);
+    for (float& v : p)
+      v *= 1e-20f;
+    KMeansConfig config;
+    config.k = k;
+    config.init = InitMethod::Given;
+    config.initial_centroids = test::uniformPoints(std::size_t(k), 3, 8, 0.0f, 1e-20f);
+    config.max_iterations = 12;
+    config.tolerance = 0.0;
+    expectSameRuns(DataView{p.data(), p.size() / 3, 3}, config, "tiny, k = " + std::to_string(k));
+    const test::CompactData compact = test::compactOf(p, 3);
+    expectSameRuns(compact.view(), config, "tiny, counted, k = " + std::to_string(k));
+  }
+}
+
 }  // namespace
 }  // namespace kms

@@ -64,7 +64,9 @@ struct CudaTuning {
 /// The CPU engine's path switches.
 struct CpuTuning {
   /// Data of d ≤ 4 and k ≥ 32 find each row's nearest centroid by walking the centroids sorted
-  /// along the data's principal axis. false: every row scores all k centroids.
+  /// along the data's principal axis, and rows of d ≤ 64 nearer their centroid than half the way
+  /// to its nearest other keep it (Hamerly's second test). false: every row the bounds of counted
+  /// data leave scores all k centroids.
   bool sorted_search = true;
 };
 

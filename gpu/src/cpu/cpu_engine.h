@@ -64,6 +64,7 @@ class CpuEngine final : public Engine {
   bool useSortedSearch() const { return sorted_search_ && k_ >= kSortedSearchMinK; }
   static constexpr int kSortedSearchMinK = 32;
   static constexpr int kSortedSearchMaxD = 4;  // beyond, one axis prunes too little
+  static constexpr int kHalfGapMaxD = 64;      // (d + 2)·u stays far inside the test's margin
   /// With keep_history: records the current centroids and the last stats.
   CentroidsNow centroidsForHistory() const override;
   void assignChunk(std::size_t chunk, Accumulator& acc, std::vector<float>& dist);

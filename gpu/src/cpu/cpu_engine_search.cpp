@@ -23,6 +23,9 @@ double project(const std::array<float, kMaxAxisDims>& axis, const float* v, int 
 /// Below this a float square or sum can have rounded to zero (subnormal underflow, 2·d steps of
 /// half the smallest subnormal at most for d ≤ 64): an absolute margin on top of the relative one.
 constexpr double kUnderflowMargin = 1e-43;
+/// Hamerly's second test only for squared gaps this large: far from the subnormals, where float
+/// rounding is relative.
+constexpr float kHalfGapFloor = 1e-30f;
 
 }  // namespace
 
@@ -33,9 +36,12 @@ void CpuEngine::transposeCentroids() {
       transposed_[static_cast<std::size_t>(c) * k_padded_ + j] =
           centroids_[static_cast<std::size_t>(j) * d_ + c];
   // Hamerly's second test pays for its k²/2 distances when they are few beside a pass over the
-  // rows (k·k ≤ 4·n).
+  // rows (k·k ≤ 4·n). Its margin (about 10·kBoundSlack) covers the rounding of float distances
+  // of up to kHalfGapMaxD terms; a gap whose square overflowed (∞) or is near the subnormals
+  // proves nothing and is left at 0.
   half_gap_.assign(static_cast<std::size_t>(k_), 0.0f);
-  if (k_ > 1 && static_cast<std::size_t>(k_) * static_cast<std::size_t>(k_) <= 4 * data_.n) {
+  if (tuning_.sorted_search && k_ > 1 && d_ <= kHalfGapMaxD &&
+      static_cast<std::size_t>(k_) * static_cast<std::size_t>(k_) <= 4 * data_.n) {
     std::vector<float> nearest(static_cast<std::size_t>(k_),
                                std::numeric_limits<float>::infinity());
     for (int a = 0; a < k_; ++a)
@@ -46,9 +52,12 @@ void CpuEngine::transposeCentroids() {
         nearest[static_cast<std::size_t>(a)] = std::min(nearest[static_cast<std::size_t>(a)], dist);
         nearest[static_cast<std::size_t>(b)] = std::min(nearest[static_cast<std::size_t>(b)], dist);
       }
-    for (int j = 0; j < k_; ++j)
-      half_gap_[static_cast<std::size_t>(j)] =
-          0.5f * std::sqrt(nearest[static_cast<std::size_t>(j)]) * (1.0f - 4.0f * kBoundSlack);
+    for (int j = 0; j < k_; ++j) {
+      const float squared = nearest[static_cast<std::size_t>(j)];
+      if (std::isfinite(squared) && squared >= kHalfGapFloor)
+        half_gap_[static_cast<std::size_t>(j)] =
+            0.5f * std::sqrt(squared) * (1.0f - 4.0f * kBoundSlack);
+    }
   }
   if (!useSortedSearch()) return;
   sorted_order_.resize(static_cast<std::size_t>(k_));
@@ -84,7 +93,7 @@ void CpuEngine::searchSorted(const float* x, int hint, bool runner_up, int& best
   float second = std::numeric_limits<float>::infinity();
   const auto score = [&](int j) {
     const float dist = exact::squaredDistance(x, &centroids_[static_cast<std::size_t>(j) * d_], d_);
-    if (dist < best_dist || (dist == best_dist && j < best)) {
+    if (best < 0 || dist < best_dist || (dist == best_dist && j < best)) {
       second = best_dist;
       best_dist = dist;
       best = j;
