@@ -1,5 +1,7 @@
 #include "common/thread_pool.h"
 
+#include "common/vector_state.h"
+
 namespace kms {
 
 ThreadPool::ThreadPool(int threads) {
@@ -35,6 +37,7 @@ void ThreadPool::runTasks(int worker) {
 }
 
 void ThreadPool::workerLoop(int worker) {
+  clearUpperVectorState();  // the creating thread's state came along
   std::size_t seen = 0;
   for (;;) {
     {
@@ -53,6 +56,7 @@ void ThreadPool::workerLoop(int worker) {
 
 void ThreadPool::parallelFor(std::size_t tasks, const std::function<void(std::size_t, int)>& fn) {
   if (tasks == 0) return;
+  clearUpperVectorState();  // the calling thread works too
   if (workers_.empty() || tasks == 1) {
     for (std::size_t t = 0; t < tasks; ++t)
       fn(t, 0);
