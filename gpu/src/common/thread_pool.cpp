@@ -1,6 +1,6 @@
 #include "common/thread_pool.h"
 
-#include "common/vector_state.h"
+#include "kmeans/vector_state.h"
 
 namespace kms {
 

@@ -1,4 +1,5 @@
-// Clearing the upper halves of the AVX registers before long runs of SSE code.
+// Clearing the upper halves of the AVX registers before long runs of SSE code (the engine's
+// thread pool and the app layer's parallelRanges both do; a plain C++ header).
 //
 // On Intel cores, SSE (non-VEX) instructions run several times slower while the upper halves of
 // the YMM/ZMM registers are dirty. A thread starts with its creator's register state, and code
