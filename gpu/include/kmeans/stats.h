@@ -37,8 +37,9 @@ struct IterationStats {
   /// Rows (points, or distinct values with counts) whose nearest centroid was searched among all
   /// k; the others were settled by distance bounds at the cost of one distance. The CUDA
   /// tensor-core kernel (17 ≤ d ≤ 64) counts here the rows its TF32 ranking could not settle,
-  /// which were re-ranked exactly. −1 when the engine does not track it (the CPU backend, and
-  /// the CUDA kernels without bounds).
+  /// which were re-ranked exactly; the CPU backend counts the rows its bounds (Hamerly's, or its
+  /// group bounds) left to a search, however many centroids that search then scored. −1 when
+  /// the engine does not track it (the CUDA kernels without bounds).
   std::int64_t rows_searched = -1;
   /// Point-to-centroid distances computed for the assignment (rows × k without pruning; a
   /// settled row costs one). −1 when not tracked, as rows_searched.

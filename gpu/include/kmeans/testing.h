@@ -68,6 +68,10 @@ struct CpuTuning {
   /// to its nearest other keep it (Hamerly's second test). false: every row the bounds of counted
   /// data leave scores all k centroids.
   bool sorted_search = true;
+  /// Compact data (counts) of d ≤ 64 at k ≥ 64 keep, per row, a lower bound on the distance to
+  /// each group of nearby centroids (Yinyang) instead of one to all of them (Hamerly): a
+  /// centroid's move then erodes only its own group's bounds. false: Hamerly's one bound.
+  bool group_bounds = true;
 };
 
 /// Hooks that change a run on purpose.

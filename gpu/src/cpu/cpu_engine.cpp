@@ -12,6 +12,7 @@
 #include "common/convergence.h"
 #include "common/exact_math.h"
 #include "common/seeding.h"
+#include "cpu/exact_distances.h"
 #include "kmeans/errors.h"
 
 namespace kms {
@@ -22,38 +23,6 @@ constexpr std::size_t kAssignChunk = 8192;
 using Clock = std::chrono::steady_clock;
 double msSince(Clock::time_point t) {
   return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
-}
-
-// The portable build targets the x86-64 baseline (SSE2, four floats a vector); where the CPU
-// has AVX2 (or AVX-512) the loader picks a clone compiled for it. Every lane still rounds each
-// difference, square and sum on its own (no FMA: -ffp-contract=off), so every clone gives the
-// same bits.
-#if defined(__has_feature)  // Clang 14 names its sanitizers only this way
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-#define KMS_SANITIZED_BUILD 1
-#endif
-#endif
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__SANITIZE_ADDRESS__) && \
-    !defined(__SANITIZE_THREAD__) && !defined(KMS_SANITIZED_BUILD)
-#define KMS_VECTOR_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
-#else
-#define KMS_VECTOR_CLONES
-#endif
-
-/// dist[j] = Σ_c (x_c − C[c][j])² for the kp (a multiple of 8) columns of `transposed` (d × kp),
-/// summed in coordinate order with separately rounded terms (exact::squaredDistance's).
-KMS_VECTOR_CLONES void exactDistancesToAll(const float* __restrict x,
-                                           const float* __restrict transposed, int d, int kp,
-                                           float* __restrict dist) {
-  std::fill(dist, dist + kp, 0.0f);
-  for (int c = 0; c < d; ++c) {
-    const float xv = x[c];
-    const float* col = transposed + static_cast<std::size_t>(c) * kp;
-    for (int j = 0; j < kp; ++j) {
-      const float t = xv - col[j];
-      dist[j] = dist[j] + t * t;
-    }
-  }
 }
 
 }  // namespace
@@ -126,8 +95,7 @@ void CpuEngine::initialize(const KMeansConfig& config) {
     acc.coord.assign(static_cast<std::size_t>(k_) * d_, 0);
     acc.weight.assign(k_, 0);
   }
-  distance_scratch_.assign(static_cast<std::size_t>(pool_.size()),
-                           std::vector<float>(static_cast<std::size_t>(k_padded_) + d_));
+
   chunk_inertia_.assign(chunkCount(data_.n, kAssignChunk), 0.0);
   kept_.coord.assign(static_cast<std::size_t>(k_) * d_, 0);
   kept_.weight.assign(k_, 0);
@@ -135,6 +103,16 @@ void CpuEngine::initialize(const KMeansConfig& config) {
   bounds_.assign(data_.counts ? 2 * data_.n : 0, 0.0f);
   shifts_.assign(static_cast<std::size_t>(k_) + 2, 0.0f);
   largest_shift_ = -1;
+  groups_ = groupCountFor();
+  if (groups_ > 0) formGroups();
+  distance_width_ = static_cast<std::size_t>(k_padded_);
+  if (groups_ > 0) {
+    transposeGroups();
+    distance_width_ = std::max(distance_width_, group_column_.back());
+  }
+  distance_scratch_.assign(static_cast<std::size_t>(pool_.size()),
+                           std::vector<float>(distance_width_ + static_cast<std::size_t>(d_)));
+  group_bounds_.assign(static_cast<std::size_t>(groups_) * (groups_ > 0 ? data_.n : 0), 0.0f);
   initialized_ = true;
   beginRun();
 }
@@ -191,14 +169,17 @@ void CpuEngine::assignChunk(std::size_t chunk, Accumulator& acc, std::vector<flo
   const std::size_t end = std::min(data_.n, begin + kAssignChunk);
   const int kp = k_padded_;
   float* dist = scratch.data();
-  float* x = scratch.data() + kp;
+  float* x = scratch.data() + distance_width_;
   const bool weighted = data_.weights != nullptr;
   const bool counted = data_.counts != nullptr;
   double inertia = 0.0;
   for (std::size_t i = begin; i < end; ++i) {
     centreInto(i, x);
     if (counted) {
-      assignCountedRow(i, x, dist, acc, inertia);
+      if (groups_ > 0)
+        assignCountedRowGrouped(i, x, dist, acc, inertia);
+      else
+        assignCountedRow(i, x, dist, acc, inertia);
       continue;
     }
     int best = 0;
@@ -211,13 +192,17 @@ void CpuEngine::assignChunk(std::size_t chunk, Accumulator& acc, std::vector<flo
       best_dist = exact::squaredDistance(x, &centroids_[static_cast<std::size_t>(old) * d_], d_);
       kept = std::sqrt(best_dist) * (1.0f + kBoundSlack) < half_gap_[static_cast<std::size_t>(old)];
       if (kept) best = old;
+      ++acc.distances;
     }
+    if (!kept) ++acc.rows_searched;
     if (!kept && useSortedSearch()) {
       float lower = 0.0f;
-      searchSorted(x, old, false, best, best_dist, lower);
+      acc.distances +=
+          static_cast<std::uint64_t>(searchSorted(x, old, false, best, best_dist, lower));
     } else if (!kept) {
       // Distances to all centroids, vectorised over centroids.
-      exactDistancesToAll(x, transposed_.data(), d_, kp, dist);
+      acc.distances += static_cast<std::uint64_t>(k_);
+      cpu::exactDistancesToAll(x, transposed_.data(), d_, kp, dist);
       best_dist = dist[0];
       for (int j = 1; j < k_; ++j) {
         if (dist[j] < best_dist) {
@@ -263,13 +248,16 @@ void CpuEngine::assignCountedRow(std::size_t i, const float* x, float* dist, Acc
       best_dist = exact::squaredDistance(x, &previous_[static_cast<std::size_t>(old) * d_], d_);
       upper = std::sqrt(best_dist) * (1.0f + kBoundSlack);
       settled = upper < enough;
+      ++acc.distances;
     }
   }
+  if (!settled) ++acc.rows_searched;
   if (!settled && useSortedSearch()) {
-    searchSorted(x, old, true, best, best_dist, lower);
+    acc.distances += static_cast<std::uint64_t>(searchSorted(x, old, true, best, best_dist, lower));
     upper = std::sqrt(best_dist) * (1.0f + kBoundSlack);
   } else if (!settled) {
-    exactDistancesToAll(x, transposed_.data(), d_, k_padded_, dist);
+    acc.distances += static_cast<std::uint64_t>(k_);
+    cpu::exactDistancesToAll(x, transposed_.data(), d_, k_padded_, dist);
     best = 0;
     best_dist = dist[0];
     float second = std::numeric_limits<float>::infinity();
@@ -289,19 +277,23 @@ void CpuEngine::assignCountedRow(std::size_t i, const float* x, float* dist, Acc
   next_bound[0] = upper;
   next_bound[1] = lower;
   next_labels_[i] = best;
+  inertia += static_cast<double>(best_dist) * data_.counts[i];
+  if (old != best) moveCountedRow(i, x, old, best, acc);
+}
+
+void CpuEngine::moveCountedRow(std::size_t i, const float* x, int from, int to,
+                               Accumulator& acc) const {
   const std::uint32_t m = data_.counts[i];
-  inertia += static_cast<double>(best_dist) * m;
-  if (old == best) return;
   acc.changed += m;
-  std::int64_t* to = &acc.coord[static_cast<std::size_t>(best) * d_];
-  std::int64_t* from = old >= 0 ? &acc.coord[static_cast<std::size_t>(old) * d_] : nullptr;
+  std::int64_t* into = &acc.coord[static_cast<std::size_t>(to) * d_];
+  std::int64_t* out = from >= 0 ? &acc.coord[static_cast<std::size_t>(from) * d_] : nullptr;
   for (int c = 0; c < d_; ++c) {
     const std::int64_t q = static_cast<std::int64_t>(m) * exact::quantize(x[c], coord_scale_[c]);
-    to[c] += q;
-    if (from) from[c] -= q;
+    into[c] += q;
+    if (out) out[c] -= q;
   }
-  acc.weight[best] += m;
-  if (old >= 0) acc.weight[old] -= m;
+  acc.weight[to] += m;
+  if (from >= 0) acc.weight[from] -= m;
 }
 
 std::vector<float> CpuEngine::farthestPositions(int count) {
@@ -394,9 +386,12 @@ IterationStats CpuEngine::step() {
     std::fill(acc.coord.begin(), acc.coord.end(), 0);
     std::fill(acc.weight.begin(), acc.weight.end(), 0);
     acc.changed = 0;
+    acc.rows_searched = 0;
+    acc.distances = 0;
   }
   next_labels_.resize(labels_.size());
   next_bounds_.resize(bounds_.size());
+  next_group_bounds_.resize(group_bounds_.size());
   std::atomic<bool> interrupted{false};
   pool_.parallelFor(chunk_inertia_.size(), [&](std::size_t chunk, int worker) {
     if (interrupted.load(std::memory_order_relaxed) || interruptRequested()) {
@@ -408,6 +403,7 @@ IterationStats CpuEngine::step() {
   if (interrupted.load()) throw Interrupted("iteration interrupted");
   labels_.swap(next_labels_);
   bounds_.swap(next_bounds_);
+  group_bounds_.swap(next_group_bounds_);
   stats.ms.assign_ms = msSince(t0);
 
   // Reduce: integer sums are exact, so the worker order does not matter; inertia is summed in
@@ -421,16 +417,22 @@ IterationStats CpuEngine::step() {
     for (int j = 0; j < k_; ++j)
       total.weight[j] += a.weight[j];
     total.changed += a.changed;
+    total.rows_searched += a.rows_searched;
+    total.distances += a.distances;
   }
   if (collective_->size() > 1) {  // every rank's sums, in one exchange
-    std::vector<std::int64_t> all(kd + static_cast<std::size_t>(k_) + 1);
+    std::vector<std::int64_t> all(kd + static_cast<std::size_t>(k_) + 3);
     std::copy(total.coord.begin(), total.coord.end(), all.begin());
     std::copy(total.weight.begin(), total.weight.end(), all.begin() + std::ptrdiff_t(kd));
-    all.back() = std::int64_t(total.changed);
+    all[all.size() - 3] = std::int64_t(total.changed);
+    all[all.size() - 2] = std::int64_t(total.rows_searched);
+    all[all.size() - 1] = std::int64_t(total.distances);
     collective_->allReduce(all.data(), all.size(), Collective::Op::Sum);
     std::copy_n(all.begin(), kd, total.coord.begin());
     std::copy_n(all.begin() + std::ptrdiff_t(kd), k_, total.weight.begin());
-    total.changed = std::uint64_t(all.back());
+    total.changed = std::uint64_t(all[all.size() - 3]);
+    total.rows_searched = std::uint64_t(all[all.size() - 2]);
+    total.distances = std::uint64_t(all[all.size() - 1]);
   }
   // Chunk by chunk in row order, every rank's chunks in rank order: the shares hold whole chunks,
   // so this is the sum one process makes.
@@ -439,6 +441,8 @@ IterationStats CpuEngine::step() {
   for (double v : collective_->size() > 1 ? every_rank : chunk_inertia_)
     stats.inertia += v;
   stats.changed = total.changed;
+  stats.rows_searched = static_cast<std::int64_t>(total.rows_searched);
+  stats.distances_computed = static_cast<std::int64_t>(total.distances);
   if (data_.counts) {  // compact data: this pass moved sums between clusters; keep the totals
     for (std::size_t i = 0; i < kd; ++i)
       kept_.coord[i] += total.coord[i];
@@ -487,6 +491,7 @@ IterationStats CpuEngine::step() {
   }
   shifts_[static_cast<std::size_t>(k_)] = shift * (1.0f + kBoundSlack);
   shifts_[static_cast<std::size_t>(k_) + 1] = second * (1.0f + kBoundSlack);
+  if (groups_ > 0) updateGroupShifts();
   stats.max_shift = shift;
   stats.converged = passesConvergenceTest(stats.changed, summary_.total_count, stats.max_shift,
                                           summary_.scale, config_.tolerance);

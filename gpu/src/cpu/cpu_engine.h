@@ -38,6 +38,8 @@ class CpuEngine final : public Engine {
     std::vector<std::int64_t> coord;   // k × d fixed-point sums
     std::vector<std::int64_t> weight;  // k fixed-point weights (or counts)
     std::uint64_t changed = 0;         // points (Σ counts with counts) that changed cluster
+    std::uint64_t rows_searched = 0;   // rows the bounds did not settle
+    std::uint64_t distances = 0;       // point-to-centroid distances computed
   };
 
   void requireInitialized() const;
@@ -57,9 +59,10 @@ class CpuEngine final : public Engine {
   /// The nearest centroid to `x` (centred, d ≤ kMaxAxisDims) by the walk outwards in projection
   /// order from x's own projection, starting from `hint` (the row's last label, or −1): the full
   /// search's label and exact distance, and a lower bound (its slack applied) on the distance to
-  /// every other centroid — with `runner_up`, the runner-up's distance (a longer walk).
-  void searchSorted(const float* x, int hint, bool runner_up, int& best, float& best_dist,
-                    float& lower) const;
+  /// every other centroid — with `runner_up`, the runner-up's distance (a longer walk). Returns
+  /// the number of centroids scored.
+  int searchSorted(const float* x, int hint, bool runner_up, int& best, float& best_dist,
+                   float& lower) const;
   /// Many centroids in few dimensions: the sorted search beats scoring all k (vectorised).
   bool useSortedSearch() const { return sorted_search_ && k_ >= kSortedSearchMinK; }
   static constexpr int kSortedSearchMinK = 32;
@@ -72,6 +75,24 @@ class CpuEngine final : public Engine {
   /// they can, else the full search; moves its m·q(x) between clusters when its label changes.
   void assignCountedRow(std::size_t i, const float* x, float* dist, Accumulator& acc,
                         double& inertia);
+  /// Compact data at many centroids: assignCountedRow with a lower bound per group of centroids
+  /// (Yinyang); the groups a row's own centroid cannot be proved nearer than are searched.
+  void assignCountedRowGrouped(std::size_t i, const float* x, float* dist, Accumulator& acc,
+                               double& inertia);
+  /// Moves the row's m·q(x) from cluster `from` (−1: none) to `to` in the pass's accumulator.
+  void moveCountedRow(std::size_t i, const float* x, int from, int to, Accumulator& acc) const;
+  /// How many groups of centroids the group bounds use for this run (0: Hamerly's one bound).
+  int groupCountFor() const;
+  /// Splits the seeded centroids into groups_ groups of nearby ones (a few Lloyd rounds on the
+  /// centroids themselves); drops groups left empty.
+  void formGroups();
+  /// The grouped copy of the centroids for the vectorised search of one group.
+  void transposeGroups();
+  /// Each group's largest centroid move of the last update, from shifts_.
+  void updateGroupShifts();
+  static constexpr int kGroupMinK = 64;
+  static constexpr int kMaxGroups = 64;
+  static constexpr int kGroupBoundsMaxD = 64;
   /// The centred positions (up to count × d values) EmptyClusterPolicy::ReseedFarthest takes.
   std::vector<float> farthestPositions(int count);
 
@@ -119,6 +140,24 @@ class CpuEngine final : public Engine {
   /// k + 2: each centroid's last move, inflated; [k] the largest, [k + 1] the second largest.
   std::vector<float> shifts_;
   int largest_shift_ = -1;  ///< the centroid that moved most (−1: none yet)
+  // Group bounds (Yinyang, Ding et al. 2015), compact data at many centroids: the centroids are
+  // split once a run into groups of nearby ones, and each row keeps a lower bound on its distance
+  // to every centroid of each group other than its own. A centroid's move lowers only its
+  // group's bounds, where Hamerly's one bound falls by the largest move of all k. Only speed
+  // depends on the groups.
+  int groups_ = 0;                   ///< 0: Hamerly's one bound
+  std::vector<int> group_of_;        ///< k: each centroid's group
+  std::vector<int> group_begin_;     ///< groups_ + 1 offsets into group_members_
+  std::vector<int> group_members_;   ///< k: the centroids group by group, ascending in each
+  std::vector<float> group_bounds_;  ///< n × groups_, valid once labels_ are
+  std::vector<float> next_group_bounds_;
+  std::vector<float> group_shifts_;  ///< groups_: each group's largest move, inflated
+  /// d × group_column_.back(): each group's centroids in adjacent columns, padded with +∞ to a
+  /// multiple of 8; group g's columns start at group_column_[g].
+  std::vector<float> grouped_transposed_;
+  std::vector<std::size_t> group_column_;
+  /// Floats of each worker's distance scratch before the row's centred copy.
+  std::size_t distance_width_ = 0;
 };
 
 }  // namespace kms

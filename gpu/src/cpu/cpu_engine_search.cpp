@@ -59,6 +59,7 @@ void CpuEngine::transposeCentroids() {
             0.5f * std::sqrt(squared) * (1.0f - 4.0f * kBoundSlack);
     }
   }
+  if (groups_ > 0) transposeGroups();
   if (!useSortedSearch()) return;
   sorted_order_.resize(static_cast<std::size_t>(k_));
   std::vector<double> projection(static_cast<std::size_t>(k_));
@@ -78,8 +79,8 @@ void CpuEngine::transposeCentroids() {
         projection[static_cast<std::size_t>(sorted_order_[static_cast<std::size_t>(r)])];
 }
 
-void CpuEngine::searchSorted(const float* x, int hint, bool runner_up, int& best, float& best_dist,
-                             float& lower) const {
+int CpuEngine::searchSorted(const float* x, int hint, bool runner_up, int& best, float& best_dist,
+                            float& lower) const {
   // Why the label is the full search's: a centroid j is passed over only when its projection gap
   // g satisfies g²·(1 − slack) − margin > best_dist. The gap is at most ‖x − c_j‖ (a unit axis,
   // to 1e-7), and j's float distance is at least ‖x − c_j‖²·(1 − (d + 2)·u) less what underflow
@@ -91,7 +92,9 @@ void CpuEngine::searchSorted(const float* x, int hint, bool runner_up, int& best
   best = -1;
   best_dist = std::numeric_limits<float>::infinity();
   float second = std::numeric_limits<float>::infinity();
+  int scored = 0;
   const auto score = [&](int j) {
+    ++scored;
     const float dist = exact::squaredDistance(x, &centroids_[static_cast<std::size_t>(j) * d_], d_);
     if (best < 0 || dist < best_dist || (dist == best_dist && j < best)) {
       second = best_dist;
@@ -123,6 +126,7 @@ void CpuEngine::searchSorted(const float* x, int hint, bool runner_up, int& best
   // Every centroid not walked is at least `gap` away; the walked ones at least √second.
   const double nearest_other = std::min(static_cast<double>(std::sqrt(second)), std::max(gap, 0.0));
   lower = static_cast<float>(nearest_other * keep);
+  return scored;
 }
 
 }  // namespace kms

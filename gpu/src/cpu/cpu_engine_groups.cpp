@@ -1,0 +1,319 @@
+// The CPU engine's group bounds for compact data at many centroids (Yinyang k-means, Ding et al.,
+// ICML 2015): each row keeps, besides the upper bound on the distance to its own centroid, a
+// lower bound on the distance to every other centroid of each group of nearby centroids.
+//
+// Why the labels stay the full search's: every bound carries the relative slack kBoundSlack
+// (far above the rounding of a float distance of d ≤ 64 terms), upper bounds rounded up and lower
+// bounds down. A group whose lower bound exceeds the row's upper bound holds no centroid whose
+// float distance could equal or beat the row's own, so it is skipped; every other group is scored
+// exactly, and among equal distances the lower index is kept, as the full search keeps it.
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <limits>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+#include "common/constants.h"
+#include "common/exact_math.h"
+#include "cpu/cpu_engine.h"
+#include "cpu/exact_distances.h"
+
+namespace kms {
+
+namespace {
+
+/// Lloyd rounds that form the groups from the seeded centroids (Yinyang uses five).
+constexpr int kGroupRounds = 5;
+/// Centroids a group on average: Yinyang's k/10, rounded to the power of two that ran fastest
+/// on photos' distinct colours at k = 256.
+constexpr int kCentroidsPerGroup = 16;
+/// The group bounds' memory (two buffers of n × groups floats) stays under this many floats.
+constexpr std::size_t kMaxGroupBoundFloats = std::size_t(1) << 26;
+
+constexpr float kInfinity = std::numeric_limits<float>::infinity();
+
+/// The smallest and second smallest of block[0, width) (width a multiple of 8; the values past
+/// the group's members are +∞). Eight lanes, each keeping its two smallest; the multiset's second
+/// is the smaller of the lanes' seconds and the second smallest of their firsts.
+struct TwoSmallest {
+  float first;
+  float second;
+};
+/// The smallest of block[0, width) (width a multiple of 8).
+float smallest(const float* block, int width) {
+#if defined(__SSE2__)
+  __m128 low = _mm_loadu_ps(block);
+  for (int e = 4; e < width; e += 4)
+    low = _mm_min_ps(low, _mm_loadu_ps(block + e));
+  low = _mm_min_ps(low, _mm_shuffle_ps(low, low, _MM_SHUFFLE(1, 0, 3, 2)));
+  low = _mm_min_ps(low, _mm_shuffle_ps(low, low, _MM_SHUFFLE(2, 3, 0, 1)));
+  return _mm_cvtss_f32(low);
+#else
+  float low = block[0];
+  for (int e = 1; e < width; ++e)
+    low = std::min(low, block[e]);
+  return low;
+#endif
+}
+
+TwoSmallest twoSmallest(const float* block, int width) {
+  float low[8], high[8];
+#if defined(__SSE2__)
+  // Explicit vectors: the compiler keeps std::min scalar (it must honour NaN, which distances of
+  // finite data never are).
+  __m128 low0 = _mm_set1_ps(kInfinity), low1 = low0, high0 = low0, high1 = low0;
+  for (int e = 0; e < width; e += 8) {
+    const __m128 v0 = _mm_loadu_ps(block + e), v1 = _mm_loadu_ps(block + e + 4);
+    high0 = _mm_min_ps(high0, _mm_max_ps(low0, v0));
+    high1 = _mm_min_ps(high1, _mm_max_ps(low1, v1));
+    low0 = _mm_min_ps(low0, v0);
+    low1 = _mm_min_ps(low1, v1);
+  }
+  _mm_storeu_ps(low, low0);
+  _mm_storeu_ps(low + 4, low1);
+  _mm_storeu_ps(high, high0);
+  _mm_storeu_ps(high + 4, high1);
+#else
+  for (int l = 0; l < 8; ++l)
+    low[l] = high[l] = kInfinity;
+  for (int e = 0; e < width; e += 8)
+    for (int l = 0; l < 8; ++l) {
+      const float v = block[e + l];
+      high[l] = std::min(high[l], std::max(low[l], v));
+      low[l] = std::min(low[l], v);
+    }
+#endif
+  TwoSmallest out{kInfinity, kInfinity};
+  for (int l = 0; l < 8; ++l) {
+    out.second = std::min(out.second, std::min(high[l], std::max(out.first, low[l])));
+    out.first = std::min(out.first, low[l]);
+  }
+  return out;
+}
+
+}  // namespace
+
+int CpuEngine::groupCountFor() const {
+  if (!tuning_.group_bounds || !data_.counts || k_ < kGroupMinK || d_ > kGroupBoundsMaxD) return 0;
+  int groups = std::min(kMaxGroups, k_ / kCentroidsPerGroup);
+  const std::size_t most = kMaxGroupBoundFloats / 2 / std::max<std::size_t>(data_.n, 1);
+  groups = static_cast<int>(std::min<std::size_t>(static_cast<std::size_t>(groups), most));
+  return groups >= 2 ? groups : 0;
+}
+
+void CpuEngine::formGroups() {
+  // Group centres start at centroids spread through the seeding's order (k-means++ spreads its
+  // picks), then a few Lloyd rounds on the centroids in double precision. Deterministic.
+  const std::size_t d = static_cast<std::size_t>(d_);
+  std::vector<double> centre(static_cast<std::size_t>(groups_) * d);
+  for (int g = 0; g < groups_; ++g) {
+    const std::size_t j = static_cast<std::size_t>(g) * static_cast<std::size_t>(k_) /
+                          static_cast<std::size_t>(groups_);
+    for (std::size_t c = 0; c < d; ++c)
+      centre[static_cast<std::size_t>(g) * d + c] = centroids_[j * d + c];
+  }
+  std::vector<int> of(static_cast<std::size_t>(k_), 0);
+  for (int round = 0; round <= kGroupRounds; ++round) {
+    for (int j = 0; j < k_; ++j) {
+      double nearest = std::numeric_limits<double>::infinity();
+      for (int g = 0; g < groups_; ++g) {
+        double sum = 0.0;
+        for (std::size_t c = 0; c < d; ++c) {
+          const double t = centroids_[static_cast<std::size_t>(j) * d + c] -
+                           centre[static_cast<std::size_t>(g) * d + c];
+          sum += t * t;
+        }
+        if (sum < nearest) {
+          nearest = sum;
+          of[static_cast<std::size_t>(j)] = g;
+        }
+      }
+    }
+    if (round == kGroupRounds) break;
+    std::vector<double> sum(centre.size(), 0.0);
+    std::vector<int> members(static_cast<std::size_t>(groups_), 0);
+    for (int j = 0; j < k_; ++j) {
+      const std::size_t g = static_cast<std::size_t>(of[static_cast<std::size_t>(j)]);
+      ++members[g];
+      for (std::size_t c = 0; c < d; ++c)
+        sum[g * d + c] += centroids_[static_cast<std::size_t>(j) * d + c];
+    }
+    for (std::size_t g = 0; g < members.size(); ++g)
+      if (members[g] > 0)
+        for (std::size_t c = 0; c < d; ++c)
+          centre[g * d + c] = sum[g * d + c] / members[g];
+  }
+  // Number the non-empty groups in order and list their members.
+  std::vector<int> renumber(static_cast<std::size_t>(groups_), -1);
+  int used = 0;
+  for (int j = 0; j < k_; ++j) {
+    int& r = renumber[static_cast<std::size_t>(of[static_cast<std::size_t>(j)])];
+    if (r < 0) r = used++;
+  }
+  groups_ = used;
+  group_of_.resize(static_cast<std::size_t>(k_));
+  group_begin_.assign(static_cast<std::size_t>(groups_) + 1, 0);
+  for (int j = 0; j < k_; ++j) {
+    const int g = renumber[static_cast<std::size_t>(of[static_cast<std::size_t>(j)])];
+    group_of_[static_cast<std::size_t>(j)] = g;
+    ++group_begin_[static_cast<std::size_t>(g) + 1];
+  }
+  for (int g = 0; g < groups_; ++g)
+    group_begin_[static_cast<std::size_t>(g) + 1] += group_begin_[static_cast<std::size_t>(g)];
+  group_members_.resize(static_cast<std::size_t>(k_));
+  std::vector<int> next(group_begin_.begin(), group_begin_.end() - 1);
+  for (int j = 0; j < k_; ++j)
+    group_members_[static_cast<std::size_t>(
+        next[static_cast<std::size_t>(group_of_[static_cast<std::size_t>(j)])]++)] = j;
+  group_shifts_.assign(static_cast<std::size_t>(groups_), 0.0f);
+  if (groups_ < 2) groups_ = 0;  // one group is Hamerly's bound
+}
+
+void CpuEngine::updateGroupShifts() {
+  std::fill(group_shifts_.begin(), group_shifts_.end(), 0.0f);
+  for (int j = 0; j < k_; ++j) {
+    float& largest =
+        group_shifts_[static_cast<std::size_t>(group_of_[static_cast<std::size_t>(j)])];
+    largest = std::max(largest, shifts_[static_cast<std::size_t>(j)]);
+  }
+}
+
+void CpuEngine::transposeGroups() {
+  // Each group's centroids side by side, the group padded to a multiple of 8 columns with +∞
+  // (distance +∞: never nearest), so that one group's distances are one vectorised pass.
+  group_column_.assign(static_cast<std::size_t>(groups_) + 1, 0);
+  for (int g = 0; g < groups_; ++g) {
+    const std::size_t members = static_cast<std::size_t>(
+        group_begin_[static_cast<std::size_t>(g) + 1] - group_begin_[static_cast<std::size_t>(g)]);
+    group_column_[static_cast<std::size_t>(g) + 1] =
+        group_column_[static_cast<std::size_t>(g)] + ((members + 7) & ~std::size_t(7));
+  }
+  const std::size_t stride = group_column_.back();
+  grouped_transposed_.assign(static_cast<std::size_t>(d_) * stride, kInfinity);
+  for (int g = 0; g < groups_; ++g)
+    for (int e = group_begin_[static_cast<std::size_t>(g)];
+         e < group_begin_[static_cast<std::size_t>(g) + 1]; ++e) {
+      const std::size_t j = static_cast<std::size_t>(group_members_[static_cast<std::size_t>(e)]);
+      const std::size_t column =
+          group_column_[static_cast<std::size_t>(g)] +
+          static_cast<std::size_t>(e - group_begin_[static_cast<std::size_t>(g)]);
+      for (int c = 0; c < d_; ++c)
+        grouped_transposed_[static_cast<std::size_t>(c) * stride + column] =
+            centroids_[j * static_cast<std::size_t>(d_) + static_cast<std::size_t>(c)];
+    }
+}
+
+void CpuEngine::assignCountedRowGrouped(std::size_t i, const float* x, float* dist,
+                                        Accumulator& acc, double& inertia) {
+  const int groups = groups_;
+  const int old = labels_[i];
+  float* next_bound = &next_bounds_[2 * i];
+  const float* lows = &group_bounds_[i * static_cast<std::size_t>(groups)];
+  float* next_lows = &next_group_bounds_[i * static_cast<std::size_t>(groups)];
+  const float keep = 1.0f - kBoundSlack;
+  const float grow = 1.0f + kBoundSlack;
+  const std::size_t stride = group_column_.back();
+  int best = old;
+  float best_dist = 0.0f;
+  float old_dist = 0.0f;  // the distance to the old centroid, once scored
+  // The scored groups' distances sit at dist + group_column_[g]; each group's smallest.
+  // (Left uninitialised: a settled row, the common case, returns before any is read.)
+  std::array<float, kMaxGroups> first;
+  std::array<bool, kMaxGroups> searched;
+  std::fill_n(searched.begin(), groups, false);
+  const auto groupWidth = [&](int g) {
+    return static_cast<int>(group_column_[static_cast<std::size_t>(g) + 1] -
+                            group_column_[static_cast<std::size_t>(g)]);
+  };
+  const auto scoreGroup = [&](int g) {
+    const float low = smallest(dist + group_column_[static_cast<std::size_t>(g)], groupWidth(g));
+    searched[static_cast<std::size_t>(g)] = true;
+    first[static_cast<std::size_t>(g)] = low;
+    best_dist = std::min(best_dist, low);
+  };
+  if (old < 0) {
+    // First assignment: every distance, and each group's nearest other than the best.
+    cpu::exactDistancesToColumns(x, grouped_transposed_.data(), d_, stride, 0,
+                                 static_cast<int>(stride), dist);
+    ++acc.rows_searched;
+    acc.distances += static_cast<std::uint64_t>(k_);
+    best_dist = kInfinity;
+    for (int g = 0; g < groups; ++g)
+      scoreGroup(g);
+    best = std::numeric_limits<int>::max();
+  } else {
+    // Every group's bound falls by its largest move; the row's own bound rises by its centroid's.
+    float nearest_low = kInfinity;
+    for (int g = 0; g < groups; ++g) {
+      const float low =
+          std::max(0.0f, (lows[g] - group_shifts_[static_cast<std::size_t>(g)]) * keep);
+      next_lows[g] = low;
+      nearest_low = std::min(nearest_low, low);
+    }
+    const float enough = std::max(nearest_low, half_gap_[static_cast<std::size_t>(old)]);
+    best_dist = exact::squaredDistance(x, &previous_[static_cast<std::size_t>(old) * d_], d_);
+    ++acc.distances;
+    const float reach = std::sqrt(best_dist) * grow;
+    if (reach < enough) {  // settled: no other centroid can be as near
+      next_bound[0] = reach;
+      next_bound[1] = nearest_low;
+      next_labels_[i] = old;
+      inertia += static_cast<double>(best_dist) * data_.counts[i];
+      return;
+    }
+    // The groups whose bound the own centroid's distance does not clear may hold one as near.
+    ++acc.rows_searched;
+    old_dist = best_dist;
+    for (int g = 0; g < groups; ++g) {
+      if (next_lows[g] > reach) continue;
+      const std::size_t column = group_column_[static_cast<std::size_t>(g)];
+      cpu::exactDistancesToColumns(
+          x, grouped_transposed_.data(), d_, stride, column,
+          static_cast<int>(group_column_[static_cast<std::size_t>(g) + 1] - column), dist + column);
+      scoreGroup(g);
+      acc.distances += static_cast<std::uint64_t>(group_begin_[static_cast<std::size_t>(g) + 1] -
+                                                  group_begin_[static_cast<std::size_t>(g)]);
+    }
+    best = old_dist == best_dist ? old : std::numeric_limits<int>::max();
+  }
+  // The label: the lowest index at the smallest distance, as the full search keeps it.
+  for (int g = 0; g < groups; ++g) {
+    if (!searched[static_cast<std::size_t>(g)] ||
+        !(first[static_cast<std::size_t>(g)] == best_dist))
+      continue;
+    const float* block = dist + group_column_[static_cast<std::size_t>(g)];
+    const int begin = group_begin_[static_cast<std::size_t>(g)];
+    for (int e = 0; e < group_begin_[static_cast<std::size_t>(g) + 1] - begin; ++e)
+      if (block[e] == best_dist)
+        best = std::min(best, group_members_[static_cast<std::size_t>(begin + e)]);
+  }
+  // The old centroid, if it lost and its group was not scored, is one of its group's others.
+  if (old >= 0 && best != old &&
+      !searched[static_cast<std::size_t>(group_of_[static_cast<std::size_t>(old)])]) {
+    const int old_group = group_of_[static_cast<std::size_t>(old)];
+    next_lows[old_group] = std::min(next_lows[old_group], std::sqrt(old_dist) * keep);
+  }
+  // A scored group's bound is its nearest other than the best: its smallest, or for the best's
+  // own group its second smallest.
+  const int best_group = group_of_[static_cast<std::size_t>(best)];
+  if (searched[static_cast<std::size_t>(best_group)])
+    first[static_cast<std::size_t>(best_group)] =
+        twoSmallest(dist + group_column_[static_cast<std::size_t>(best_group)],
+                    groupWidth(best_group))
+            .second;
+  float nearest_low = kInfinity;
+  for (int g = 0; g < groups; ++g) {
+    if (searched[static_cast<std::size_t>(g)])
+      next_lows[g] = std::sqrt(first[static_cast<std::size_t>(g)]) * keep;
+    nearest_low = std::min(nearest_low, next_lows[g]);
+  }
+  next_bound[0] = std::sqrt(best_dist) * grow;
+  next_bound[1] = nearest_low;
+  next_labels_[i] = best;
+  inertia += static_cast<double>(best_dist) * data_.counts[i];
+  if (old != best) moveCountedRow(i, x, old, best, acc);
+}
+
+}  // namespace kms

@@ -1,0 +1,17 @@
+// The CPU engine's exact distances from one row to every centroid, vectorised over centroids.
+#pragma once
+
+#include <cstddef>
+
+namespace kms::cpu {
+
+/// dist[j] = Σ_c (x_c − C[c][j])² for the kp (a multiple of 8) columns of `transposed` (d × kp),
+/// summed in coordinate order with separately rounded terms (exact::squaredDistance's bits).
+void exactDistancesToAll(const float* x, const float* transposed, int d, int kp, float* dist);
+
+/// The same for the `width` (a multiple of 8) columns from `first` of a d × stride matrix:
+/// dist[e] for column first + e.
+void exactDistancesToColumns(const float* x, const float* transposed, int d, std::size_t stride,
+                             std::size_t first, int width, float* dist);
+
+}  // namespace kms::cpu
