@@ -1,9 +1,15 @@
 #include "clip/clip_encoder.h"
 
+#include <QDir>
 #include <QFileInfo>
+#include <QLibrary>
+#include <QStringList>
+
+#include <dlfcn.h>
 
 #include <algorithm>
 #include <cmath>
+#include <mutex>
 #include <stdexcept>
 #include <unordered_map>
 
@@ -22,7 +28,47 @@ std::unique_ptr<ClipEncoder> makeGifEncoder(QSize size);
 std::unique_ptr<ClipEncoder> makeWebpEncoder(QSize size);
 #endif
 #ifdef KMS_WITH_FFMPEG
-std::unique_ptr<ClipEncoder> makeMp4Encoder(QSize size, int framesPerSecond);
+/// The MP4 encoder lives in the module libkms_clip_mp4.so (FFmpeg's libraries are loaded only
+/// with it), looked for in $KMS_CLIP_MODULE_DIR, next to the program (or library) holding this
+/// code, in ../lib/kmeans-studio from there, where `cmake --install` puts it, and in the build
+/// folder.
+std::unique_ptr<ClipEncoder> loadMp4Encoder(QSize size, int framesPerSecond) {
+  using Make = ClipEncoder* (*)(int, int, int);
+  static Make make = nullptr;
+  static QString problem;
+  static std::once_flag loaded;
+  std::call_once(loaded, [] {
+    QStringList dirs;
+    if (const QByteArray env = qgetenv("KMS_CLIP_MODULE_DIR"); !env.isEmpty())
+      dirs << QString::fromLocal8Bit(env);
+    Dl_info here{};
+    if (dladdr(reinterpret_cast<void*>(&loadMp4Encoder), &here) && here.dli_fname) {
+      const QString own = QFileInfo(QString::fromLocal8Bit(here.dli_fname)).absolutePath();
+      dirs << own << own + QStringLiteral("/../lib/kmeans-studio");
+    }
+    dirs << QStringLiteral(KMS_CLIP_MODULE_INSTALL_DIR)
+         << QStringLiteral(KMS_CLIP_MODULE_BUILD_DIR);
+    QStringList tried;
+    for (const QString& dir : dirs) {
+      const QString path = QDir(dir).filePath(QStringLiteral("libkms_clip_mp4.so"));
+      if (!QFileInfo::exists(path)) continue;
+      auto* library = new QLibrary(path);  // kept loaded for the program's life
+      if (library->load()) {
+        make = reinterpret_cast<Make>(library->resolve("kmsClipMakeMp4Encoder"));
+        if (make) return;
+      }
+      tried << library->errorString();
+      delete library;
+    }
+    problem =
+        tried.isEmpty()
+            ? QStringLiteral("libkms_clip_mp4.so (the MP4 encoder) is not installed; looked in ") +
+                  dirs.join(QStringLiteral(", "))
+            : tried.join(QStringLiteral("; "));
+  });
+  if (!make) throw std::runtime_error("MP4: " + problem.toStdString());
+  return std::unique_ptr<ClipEncoder>(make(size.width(), size.height(), framesPerSecond));
+}
 #endif
 
 std::optional<ClipFormat> clipFormatOf(const QString& path) {
@@ -97,7 +143,7 @@ std::unique_ptr<ClipEncoder> makeClipEncoder(ClipFormat format, QSize size, int 
 #endif
 #ifdef KMS_WITH_FFMPEG
     case ClipFormat::Mp4:
-      return makeMp4Encoder(size, framesPerSecond);
+      return loadMp4Encoder(size, framesPerSecond);
 #endif
     default:
       break;

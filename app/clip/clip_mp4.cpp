@@ -210,3 +210,10 @@ std::unique_ptr<ClipEncoder> makeMp4Encoder(QSize size, int framesPerSecond) {
 }
 
 }  // namespace kms::app::clip
+
+/// The module's one entry point (clip_encoder.cpp loads the module and resolves it): an encoder
+/// for frames of width × height at framesPerSecond; throws std::runtime_error as Mp4Encoder does.
+extern "C" __attribute__((visibility("default"))) kms::app::clip::ClipEncoder*
+kmsClipMakeMp4Encoder(int width, int height, int framesPerSecond) {
+  return kms::app::clip::makeMp4Encoder(QSize(width, height), framesPerSecond).release();
+}

@@ -112,7 +112,13 @@ void CpuEngine::initialize(const KMeansConfig& config) {
   }
   distance_scratch_.assign(static_cast<std::size_t>(pool_.size()),
                            std::vector<float>(distance_width_ + static_cast<std::size_t>(d_)));
-  group_bounds_.assign(static_cast<std::size_t>(groups_) * (groups_ > 0 ? data_.n : 0), 0.0f);
+  group_stride_ = (groups_ + 3) & ~3;
+  group_bounds_.assign(static_cast<std::size_t>(group_stride_) * (groups_ > 0 ? data_.n : 0),
+                       std::numeric_limits<float>::infinity());
+  group_stamps_.assign(groups_ > 0 ? data_.n : 0, 0);
+  group_moved_.assign(static_cast<std::size_t>(group_stride_), 0.0);
+  group_steps_ = 0;
+  group_bounds_stale_ = false;
   initialized_ = true;
   beginRun();
 }
@@ -156,12 +162,6 @@ void CpuEngine::initRandom() {
 
 void CpuEngine::initGiven() {
   centroids_ = givenCentred(config_, summary_.mid);
-}
-
-float CpuEngine::pointWeight(std::size_t i) const {
-  if (data_.weights) return data_.weights[i];
-  if (data_.counts) return static_cast<float>(data_.counts[i]);
-  return 1.0f;
 }
 
 void CpuEngine::assignChunk(std::size_t chunk, Accumulator& acc, std::vector<float>& scratch) {
@@ -391,7 +391,7 @@ IterationStats CpuEngine::step() {
   }
   next_labels_.resize(labels_.size());
   next_bounds_.resize(bounds_.size());
-  next_group_bounds_.resize(group_bounds_.size());
+  if (groups_ > 0) prepareGroupDecay();
   std::atomic<bool> interrupted{false};
   pool_.parallelFor(chunk_inertia_.size(), [&](std::size_t chunk, int worker) {
     if (interrupted.load(std::memory_order_relaxed) || interruptRequested()) {
@@ -400,10 +400,13 @@ IterationStats CpuEngine::step() {
     }
     assignChunk(chunk, accumulators_[worker], distance_scratch_[worker]);
   });
-  if (interrupted.load()) throw Interrupted("iteration interrupted");
+  if (interrupted.load()) {
+    group_bounds_stale_ = groups_ > 0;
+    throw Interrupted("iteration interrupted");
+  }
+  group_bounds_stale_ = false;
   labels_.swap(next_labels_);
   bounds_.swap(next_bounds_);
-  group_bounds_.swap(next_group_bounds_);
   stats.ms.assign_ms = msSince(t0);
 
   // Reduce: integer sums are exact, so the worker order does not matter; inertia is summed in
@@ -521,7 +524,9 @@ void CpuEngine::assign(const std::vector<float>& centred_centroids,
   if (!has_data_) throw std::logic_error("CpuEngine::assign called before setData");
   const int k = validateCentroidCount(centred_centroids.size(), d_);
   const int kp = (k + 7) & ~7;
-  std::vector<float> transposed(static_cast<std::size_t>(d_) * kp, 0.0f);
+  // Columns past the centroids hold +∞: never nearest.
+  std::vector<float> transposed(static_cast<std::size_t>(d_) * kp,
+                                std::numeric_limits<float>::infinity());
   for (int j = 0; j < k; ++j)
     for (int c = 0; c < d_; ++c)
       transposed[static_cast<std::size_t>(c) * kp + j] =
@@ -535,19 +540,8 @@ void CpuEngine::assign(const std::vector<float>& centred_centroids,
     const std::size_t end = std::min(data_.n, (chunk + 1) * kAssignChunk);
     for (std::size_t i = chunk * kAssignChunk; i < end; ++i) {
       centreInto(i, x);
-      std::fill(dist, dist + kp, 0.0f);
-      for (int c = 0; c < d_; ++c) {  // the roundings of step()'s search
-        const float xv = x[c];
-        const float* col = &transposed[static_cast<std::size_t>(c) * kp];
-        for (int j = 0; j < kp; ++j) {
-          const float t = xv - col[j];
-          dist[j] = dist[j] + t * t;
-        }
-      }
-      int best = 0;
-      for (int j = 1; j < k; ++j)
-        if (dist[j] < dist[best]) best = j;
-      labels[i] = best;
+      cpu::exactDistancesToAll(x, transposed.data(), d_, kp, dist);  // step()'s roundings
+      labels[i] = cpu::firstNearest(dist, kp);
     }
   });
 }

@@ -48,7 +48,11 @@ class CpuEngine final : public Engine {
   /// rank holds each.
   void fetchRows(const std::vector<std::size_t>& rows, float* out);
   /// The point's weight, its count as a float with counts, 1 otherwise (k-means++ mass).
-  float pointWeight(std::size_t i) const;
+  float pointWeight(std::size_t i) const {
+    if (data_.weights) return data_.weights[i];
+    if (data_.counts) return static_cast<float>(data_.counts[i]);
+    return 1.0f;
+  }
   void initRandom();
   /// k-means++ D² sampling; greedy: several candidates per step, the lowest potential kept.
   void initPlusPlus(bool greedy);
@@ -88,7 +92,10 @@ class CpuEngine final : public Engine {
   void formGroups();
   /// The grouped copy of the centroids for the vectorised search of one group.
   void transposeGroups();
-  /// Each group's largest centroid move of the last update, from shifts_.
+  /// group_decay_ for the step about to run.
+  void prepareGroupDecay();
+  /// Each group's largest centroid move of the last update (from shifts_), summed into
+  /// group_moved_.
   void updateGroupShifts();
   static constexpr int kGroupMinK = 64;
   static constexpr int kMaxGroups = 64;
@@ -145,17 +152,29 @@ class CpuEngine final : public Engine {
   // to every centroid of each group other than its own. A centroid's move lowers only its
   // group's bounds, where Hamerly's one bound falls by the largest move of all k. Only speed
   // depends on the groups.
-  int groups_ = 0;                   ///< 0: Hamerly's one bound
-  std::vector<int> group_of_;        ///< k: each centroid's group
-  std::vector<int> group_begin_;     ///< groups_ + 1 offsets into group_members_
-  std::vector<int> group_members_;   ///< k: the centroids group by group, ascending in each
-  std::vector<float> group_bounds_;  ///< n × groups_, valid once labels_ are
-  std::vector<float> next_group_bounds_;
-  std::vector<float> group_shifts_;  ///< groups_: each group's largest move, inflated
+  int groups_ = 0;                  ///< 0: Hamerly's one bound
+  std::vector<int> group_of_;       ///< k: each centroid's group
+  std::vector<int> group_begin_;    ///< groups_ + 1 offsets into group_members_
+  std::vector<int> group_members_;  ///< k: the centroids group by group, ascending in each
+  // Each row's bounds are written only when the row is searched, stamped with that step's
+  // number; a settled row reads them lowered by its groups' moves since its stamp (the table
+  // group_decay_), so settled rows write nothing. An interrupted step may have rewritten some
+  // rows' bounds for labels it then dropped: every row is searched again at the next step.
+  int group_stride_ = 0;                    ///< groups_ rounded up to 4 (padding: +∞, no move)
+  std::vector<float> group_bounds_;         ///< n × group_stride_, valid for the row's stamp
+  std::vector<std::int32_t> group_stamps_;  ///< n: the step that wrote the row's bounds
+  std::vector<float> group_shifts_;         ///< groups_: each group's largest move, inflated
+  /// (completed steps + 1) × group_stride_: each group's moves summed over the updates so far.
+  std::vector<double> group_moved_;
+  /// (this step) × group_stride_: for a stamp s, each group's moves since step s, rounded up.
+  std::vector<float> group_decay_;
+  int group_steps_ = 0;              ///< steps completed with the group bounds
+  bool group_bounds_stale_ = false;  ///< an interrupted step: every row searched next
   /// d × group_column_.back(): each group's centroids in adjacent columns, padded with +∞ to a
   /// multiple of 8; group g's columns start at group_column_[g].
   std::vector<float> grouped_transposed_;
   std::vector<std::size_t> group_column_;
+  std::vector<std::size_t> group_column_of_;  ///< k: each centroid's column there
   /// Floats of each worker's distance scratch before the row's centred copy.
   std::size_t distance_width_ = 0;
 };

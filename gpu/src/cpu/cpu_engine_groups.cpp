@@ -93,6 +93,31 @@ TwoSmallest twoSmallest(const float* block, int width) {
   return out;
 }
 
+/// now_low[g] = max(0, (lows[g] − decay[g])·keep) for the `stride` (a multiple of 4) groups, and
+/// the smallest of them.
+float lowerBounds(const float* lows, const float* decay, int stride, float keep, float* now_low) {
+#if defined(__SSE2__)
+  const __m128 zero = _mm_setzero_ps(), factor = _mm_set1_ps(keep);
+  __m128 nearest = _mm_set1_ps(kInfinity);
+  for (int g = 0; g < stride; g += 4) {
+    const __m128 low = _mm_max_ps(
+        zero, _mm_mul_ps(_mm_sub_ps(_mm_loadu_ps(lows + g), _mm_loadu_ps(decay + g)), factor));
+    _mm_storeu_ps(now_low + g, low);
+    nearest = _mm_min_ps(nearest, low);
+  }
+  nearest = _mm_min_ps(nearest, _mm_shuffle_ps(nearest, nearest, _MM_SHUFFLE(1, 0, 3, 2)));
+  nearest = _mm_min_ps(nearest, _mm_shuffle_ps(nearest, nearest, _MM_SHUFFLE(2, 3, 0, 1)));
+  return _mm_cvtss_f32(nearest);
+#else
+  float nearest = kInfinity;
+  for (int g = 0; g < stride; ++g) {
+    now_low[g] = std::max(0.0f, (lows[g] - decay[g]) * keep);
+    nearest = std::min(nearest, now_low[g]);
+  }
+  return nearest;
+#endif
+}
+
 }  // namespace
 
 int CpuEngine::groupCountFor() const {
@@ -178,6 +203,29 @@ void CpuEngine::updateGroupShifts() {
         group_shifts_[static_cast<std::size_t>(group_of_[static_cast<std::size_t>(j)])];
     largest = std::max(largest, shifts_[static_cast<std::size_t>(j)]);
   }
+  const std::size_t stride = static_cast<std::size_t>(group_stride_);
+  const std::size_t last = group_moved_.size() - stride;
+  for (std::size_t g = 0; g < stride; ++g)
+    group_moved_.push_back(group_moved_[last + g] +
+                           (g < group_shifts_.size() ? double(group_shifts_[g]) : 0.0));
+  ++group_steps_;
+}
+
+void CpuEngine::prepareGroupDecay() {
+  // A row stamped s holds bounds for the centroids of step s; since then each group's centroids
+  // moved at most the sum of its largest moves of updates s … now − 1 — rounded up to float, so
+  // that the lowered bound stays a bound.
+  const std::size_t stride = static_cast<std::size_t>(group_stride_);
+  const std::size_t now = static_cast<std::size_t>(group_steps_) + 1;
+  group_decay_.assign(now * stride, 0.0f);
+  const double* moved_now = &group_moved_[(now - 1) * stride];
+  for (std::size_t s = 1; s < now; ++s)
+    for (std::size_t g = 0; g < stride; ++g) {
+      const double since = moved_now[g] - group_moved_[(s - 1) * stride + g];
+      float up = static_cast<float>(since);
+      if (static_cast<double>(up) < since) up = std::nextafter(up, kInfinity);
+      group_decay_[s * stride + g] = up;
+    }
 }
 
 void CpuEngine::transposeGroups() {
@@ -191,6 +239,7 @@ void CpuEngine::transposeGroups() {
         group_column_[static_cast<std::size_t>(g)] + ((members + 7) & ~std::size_t(7));
   }
   const std::size_t stride = group_column_.back();
+  group_column_of_.resize(static_cast<std::size_t>(k_));
   grouped_transposed_.assign(static_cast<std::size_t>(d_) * stride, kInfinity);
   for (int g = 0; g < groups_; ++g)
     for (int e = group_begin_[static_cast<std::size_t>(g)];
@@ -199,6 +248,7 @@ void CpuEngine::transposeGroups() {
       const std::size_t column =
           group_column_[static_cast<std::size_t>(g)] +
           static_cast<std::size_t>(e - group_begin_[static_cast<std::size_t>(g)]);
+      group_column_of_[j] = column;
       for (int c = 0; c < d_; ++c)
         grouped_transposed_[static_cast<std::size_t>(c) * stride + column] =
             centroids_[j * static_cast<std::size_t>(d_) + static_cast<std::size_t>(c)];
@@ -209,9 +259,7 @@ void CpuEngine::assignCountedRowGrouped(std::size_t i, const float* x, float* di
                                         Accumulator& acc, double& inertia) {
   const int groups = groups_;
   const int old = labels_[i];
-  float* next_bound = &next_bounds_[2 * i];
-  const float* lows = &group_bounds_[i * static_cast<std::size_t>(groups)];
-  float* next_lows = &next_group_bounds_[i * static_cast<std::size_t>(groups)];
+  float* lows = &group_bounds_[i * static_cast<std::size_t>(group_stride_)];
   const float keep = 1.0f - kBoundSlack;
   const float grow = 1.0f + kBoundSlack;
   const std::size_t stride = group_column_.back();
@@ -219,7 +267,6 @@ void CpuEngine::assignCountedRowGrouped(std::size_t i, const float* x, float* di
   float best_dist = 0.0f;
   float old_dist = 0.0f;  // the distance to the old centroid, once scored
   // The scored groups' distances sit at dist + group_column_[g]; each group's smallest.
-  // (Left uninitialised: a settled row, the common case, returns before any is read.)
   std::array<float, kMaxGroups> first;
   std::array<bool, kMaxGroups> searched;
   std::fill_n(searched.begin(), groups, false);
@@ -233,8 +280,8 @@ void CpuEngine::assignCountedRowGrouped(std::size_t i, const float* x, float* di
     first[static_cast<std::size_t>(g)] = low;
     best_dist = std::min(best_dist, low);
   };
-  if (old < 0) {
-    // First assignment: every distance, and each group's nearest other than the best.
+  if (old < 0 || group_bounds_stale_) {
+    // Every distance, and each group's nearest other than the best.
     cpu::exactDistancesToColumns(x, grouped_transposed_.data(), d_, stride, 0,
                                  static_cast<int>(stride), dist);
     ++acc.rows_searched;
@@ -243,22 +290,19 @@ void CpuEngine::assignCountedRowGrouped(std::size_t i, const float* x, float* di
     for (int g = 0; g < groups; ++g)
       scoreGroup(g);
     best = std::numeric_limits<int>::max();
+    old_dist = old >= 0 ? dist[group_column_of_[static_cast<std::size_t>(old)]] : 0.0f;
   } else {
-    // Every group's bound falls by its largest move; the row's own bound rises by its centroid's.
-    float nearest_low = kInfinity;
-    for (int g = 0; g < groups; ++g) {
-      const float low =
-          std::max(0.0f, (lows[g] - group_shifts_[static_cast<std::size_t>(g)]) * keep);
-      next_lows[g] = low;
-      nearest_low = std::min(nearest_low, low);
-    }
+    // Every group's bound falls by its moves since the row's stamp (lows keeps the stamped ones
+    // until the row is searched: a settled row writes nothing).
+    const float* decay = &group_decay_[static_cast<std::size_t>(group_stamps_[i]) *
+                                       static_cast<std::size_t>(group_stride_)];
+    float now_low[kMaxGroups];
+    const float nearest_low = lowerBounds(lows, decay, group_stride_, keep, now_low);
     const float enough = std::max(nearest_low, half_gap_[static_cast<std::size_t>(old)]);
     best_dist = exact::squaredDistance(x, &previous_[static_cast<std::size_t>(old) * d_], d_);
     ++acc.distances;
     const float reach = std::sqrt(best_dist) * grow;
     if (reach < enough) {  // settled: no other centroid can be as near
-      next_bound[0] = reach;
-      next_bound[1] = nearest_low;
       next_labels_[i] = old;
       inertia += static_cast<double>(best_dist) * data_.counts[i];
       return;
@@ -267,7 +311,8 @@ void CpuEngine::assignCountedRowGrouped(std::size_t i, const float* x, float* di
     ++acc.rows_searched;
     old_dist = best_dist;
     for (int g = 0; g < groups; ++g) {
-      if (next_lows[g] > reach) continue;
+      lows[g] = now_low[g];
+      if (now_low[g] > reach) continue;
       const std::size_t column = group_column_[static_cast<std::size_t>(g)];
       cpu::exactDistancesToColumns(
           x, grouped_transposed_.data(), d_, stride, column,
@@ -293,7 +338,7 @@ void CpuEngine::assignCountedRowGrouped(std::size_t i, const float* x, float* di
   if (old >= 0 && best != old &&
       !searched[static_cast<std::size_t>(group_of_[static_cast<std::size_t>(old)])]) {
     const int old_group = group_of_[static_cast<std::size_t>(old)];
-    next_lows[old_group] = std::min(next_lows[old_group], std::sqrt(old_dist) * keep);
+    lows[old_group] = std::min(lows[old_group], std::sqrt(old_dist) * keep);
   }
   // A scored group's bound is its nearest other than the best: its smallest, or for the best's
   // own group its second smallest.
@@ -303,14 +348,10 @@ void CpuEngine::assignCountedRowGrouped(std::size_t i, const float* x, float* di
         twoSmallest(dist + group_column_[static_cast<std::size_t>(best_group)],
                     groupWidth(best_group))
             .second;
-  float nearest_low = kInfinity;
-  for (int g = 0; g < groups; ++g) {
+  for (int g = 0; g < groups; ++g)
     if (searched[static_cast<std::size_t>(g)])
-      next_lows[g] = std::sqrt(first[static_cast<std::size_t>(g)]) * keep;
-    nearest_low = std::min(nearest_low, next_lows[g]);
-  }
-  next_bound[0] = std::sqrt(best_dist) * grow;
-  next_bound[1] = nearest_low;
+      lows[g] = std::sqrt(first[static_cast<std::size_t>(g)]) * keep;
+  group_stamps_[i] = group_steps_ + 1;
   next_labels_[i] = best;
   inertia += static_cast<double>(best_dist) * data_.counts[i];
   if (old != best) moveCountedRow(i, x, old, best, acc);

@@ -22,7 +22,7 @@ namespace kms {
 namespace {
 
 /// The k-d tree pays where a box bounds its rows tightly: up to this many dimensions.
-constexpr int kTreeMaxDims = 8;
+constexpr int kTreeMaxDims = cpu::SeedingTree::kMaxDims;
 /// And while its copy of the rows stays modest (values n × d).
 constexpr std::size_t kTreeMaxValues = std::size_t(64) << 20;
 
@@ -96,7 +96,14 @@ void CpuEngine::initPlusPlus(bool greedy) {
       for (std::size_t i = c * kSamplingChunk; i < std::min(n, (c + 1) * kSamplingChunk); ++i)
         centreInto(i, &centred[i * static_cast<std::size_t>(d_)]);
     });
-    tree = std::make_unique<cpu::SeedingTree>(centred.data(), n, d_, greedy, term);
+    std::vector<float> weights;
+    if (scaled) {
+      weights.resize(n);
+      for (std::size_t i = 0; i < n; ++i)
+        weights[i] = pointWeight(i);
+    }
+    tree = std::make_unique<cpu::SeedingTree>(centred.data(), weights.data(), scaled, scale, n, d_,
+                                              greedy);
   }
 
   std::atomic<bool> stopped{false};  // a chunk saw the interrupt flag (it may be lowered since)

@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <cstddef>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 namespace kms::cpu {
 
@@ -38,6 +41,26 @@ KMS_VECTOR_CLONES void exactDistancesToColumns(const float* __restrict x,
 
 void exactDistancesToAll(const float* x, const float* transposed, int d, int kp, float* dist) {
   exactDistancesToColumns(x, transposed, d, static_cast<std::size_t>(kp), 0, kp, dist);
+}
+
+int firstNearest(const float* dist, int width) {
+  float low = dist[0];
+#if defined(__SSE2__)
+  // The smallest first, in vectors (std::min stays scalar: it must honour NaN), then its place.
+  __m128 v = _mm_loadu_ps(dist);
+  for (int j = 4; j < width; j += 4)
+    v = _mm_min_ps(v, _mm_loadu_ps(dist + j));
+  v = _mm_min_ps(v, _mm_shuffle_ps(v, v, _MM_SHUFFLE(1, 0, 3, 2)));
+  v = _mm_min_ps(v, _mm_shuffle_ps(v, v, _MM_SHUFFLE(2, 3, 0, 1)));
+  low = _mm_cvtss_f32(v);
+#else
+  for (int j = 1; j < width; ++j)
+    low = std::min(low, dist[j]);
+#endif
+  int at = 0;
+  while (at + 1 < width && !(dist[at] == low))
+    ++at;
+  return at;
 }
 
 }  // namespace kms::cpu

@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <stdexcept>
 
 #include "common/exact_math.h"
+#include "common/seeding.h"
 
 namespace kms::cpu {
 namespace {
@@ -14,24 +16,80 @@ constexpr std::uint32_t kLeafRows = 16;
 
 }  // namespace
 
-SeedingTree::SeedingTree(const float* x, std::size_t n, int d, bool greedy, TermFn term)
-    : x_(x), d_(d), greedy_(greedy), term_(std::move(term)) {
+SeedingTree::SeedingTree(const float* x, const float* weights, bool scaled, double scale,
+                         std::size_t n, int d, bool greedy)
+    : d_(d), greedy_(greedy), scaled_(scaled), scale_(scale) {
   // Each computed squared distance is within (d + 3)·2⁻²⁴ of its true value, plus (among
   // subnormal floats) a few 2⁻¹⁴⁹ per operation: a node is skipped only where the true
   // distances leave several times that to spare.
   margin_ = 1.0 + 8.0 * (d + 3) * std::ldexp(1.0, -24);
   slack_ = 8.0 * (3 * d + 3) * std::ldexp(1.0, -149);
-  order_.resize(n);
-  std::iota(order_.begin(), order_.end(), 0u);
-  nodes_.reserve(2 * (n / kLeafRows + 1));
-  if (n > 0) build(0, static_cast<std::uint32_t>(n));
-  points_.resize(n * static_cast<std::size_t>(d));
-  for (std::size_t t = 0; t < n; ++t)
-    std::copy_n(x_ + static_cast<std::size_t>(order_[t]) * d, d, &points_[t * d]);
-  x_ = nullptr;  // the caller's rows are needed only to build (points_ holds them now)
+  switch (d) {
+    case 1:
+      buildAll<1>(x, n);
+      break;
+    case 2:
+      buildAll<2>(x, n);
+      break;
+    case 3:
+      buildAll<3>(x, n);
+      break;
+    case 4:
+      buildAll<4>(x, n);
+      break;
+    case 5:
+      buildAll<5>(x, n);
+      break;
+    case 6:
+      buildAll<6>(x, n);
+      break;
+    case 7:
+      buildAll<7>(x, n);
+      break;
+    case 8:
+      buildAll<8>(x, n);
+      break;
+    default:
+      throw std::invalid_argument("SeedingTree: d must be 1 to 8");
+  }
+  if (scaled_) {
+    weights_.resize(n);
+    for (std::size_t t = 0; t < n; ++t)
+      weights_[t] = weights[order_[t]];
+  }
 }
 
-int SeedingTree::build(std::uint32_t begin, std::uint32_t end) {
+namespace {
+
+template <int D>
+struct Record {
+  float p[D];
+  std::uint32_t row;
+};
+
+}  // namespace
+
+template <int D>
+void SeedingTree::buildAll(const float* x, std::size_t n) {
+  std::vector<Record<D>> rows(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    std::copy_n(x + i * D, D, rows[i].p);
+    rows[i].row = static_cast<std::uint32_t>(i);
+  }
+  nodes_.reserve(2 * (n / kLeafRows + 1));
+  lo_.reserve(nodes_.capacity() * D);
+  hi_.reserve(nodes_.capacity() * D);
+  if (n > 0) build(rows, 0, static_cast<std::uint32_t>(n));
+  order_.resize(n);
+  points_.resize(n * D);
+  for (std::size_t t = 0; t < n; ++t) {
+    order_[t] = rows[t].row;
+    std::copy_n(rows[t].p, D, &points_[t * D]);
+  }
+}
+
+template <typename Record>
+int SeedingTree::build(std::vector<Record>& rows, std::uint32_t begin, std::uint32_t end) {
   const int index = static_cast<int>(nodes_.size());
   nodes_.push_back(Node{begin, end});
   lo_.resize(nodes_.size() * d_);
@@ -42,29 +100,29 @@ int SeedingTree::build(std::uint32_t begin, std::uint32_t end) {
     lo[c] = INFINITY;
     hi[c] = -INFINITY;
   }
-  for (std::uint32_t t = begin; t < end; ++t) {
-    const float* p = x_ + static_cast<std::size_t>(order_[t]) * d_;
+  for (std::uint32_t t = begin; t < end; ++t)
     for (int c = 0; c < d_; ++c) {
-      lo[c] = std::min(lo[c], p[c]);
-      hi[c] = std::max(hi[c], p[c]);
+      lo[c] = std::min(lo[c], rows[t].p[c]);
+      hi[c] = std::max(hi[c], rows[t].p[c]);
     }
-  }
   if (end - begin <= kLeafRows) return index;
   int widest = 0;
   for (int c = 1; c < d_; ++c)
     if (hi[c] - lo[c] > hi[widest] - lo[widest]) widest = c;
   if (!(hi[widest] > lo[widest])) return index;  // every row the same point: a leaf
   const std::uint32_t mid = begin + (end - begin) / 2;
-  std::nth_element(order_.begin() + begin, order_.begin() + mid, order_.begin() + end,
-                   [&](std::uint32_t a, std::uint32_t b) {
-                     return x_[static_cast<std::size_t>(a) * d_ + widest] <
-                            x_[static_cast<std::size_t>(b) * d_ + widest];
-                   });
-  const int left = build(begin, mid);
-  const int right = build(mid, end);
+  std::nth_element(
+      rows.begin() + begin, rows.begin() + mid, rows.begin() + end,
+      [widest](const Record& a, const Record& b) { return a.p[widest] < b.p[widest]; });
+  const int left = build(rows, begin, mid);
+  const int right = build(rows, mid, end);
   nodes_[static_cast<std::size_t>(index)].left = left;
   nodes_[static_cast<std::size_t>(index)].right = right;
   return index;
+}
+
+std::int64_t SeedingTree::term(std::uint32_t t, float nearest) const {
+  return seeding::potentialTerm(scaled_ ? exact::mul(weights_[t], nearest) : nearest, scale_);
 }
 
 bool SeedingTree::outOfReach(const Node& node, int index, const float* c) const {
@@ -94,7 +152,7 @@ void SeedingTree::describeNode(int index, const std::vector<float>& d2) {
     for (std::uint32_t t = node.begin; t < node.end; ++t) {
       const std::uint32_t i = order_[t];
       m = std::max(m, d2[i]);
-      if (greedy_) terms += term_(i, d2[i]);
+      if (greedy_) terms += term(t, d2[i]);
     }
     node.max_d2 = m;
     node.terms = terms;
@@ -154,7 +212,7 @@ std::int64_t SeedingTree::potentialNode(int index, const float* c,
     for (std::uint32_t t = node.begin; t < node.end; ++t) {
       const std::uint32_t i = order_[t];
       const float dc = exact::squaredDistance(&points_[static_cast<std::size_t>(t) * d_], c, d_);
-      sum += term_(i, std::min(d2[i], dc));
+      sum += term(t, std::min(d2[i], dc));
     }
     return sum;
   }

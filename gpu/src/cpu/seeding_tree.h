@@ -18,10 +18,12 @@ namespace kms::cpu {
 
 class SeedingTree {
  public:
-  /// `x`: the rows' centred coordinates (n × d, row-major); `term(i, nearest)`: row i's exact
-  /// potential term with distance `nearest` (unused without greedy).
-  using TermFn = std::function<std::int64_t(std::size_t, float)>;
-  SeedingTree(const float* x, std::size_t n, int d, bool greedy, TermFn term);
+  /// `x`: the rows' centred coordinates (n × d, row-major, d ≤ kMaxDims); with `scaled`,
+  /// `weights` are the rows' weights (n), each term then w·min(D², ‖x − c‖²) — the potential's
+  /// terms are seeding::potentialTerm of that on `scale` (unused without greedy).
+  SeedingTree(const float* x, const float* weights, bool scaled, double scale, std::size_t n, int d,
+              bool greedy);
+  static constexpr int kMaxDims = 8;
 
   /// After D² of every row was set (the first centroid): every node's largest D² and term sum.
   void describe(const std::vector<float>& d2);
@@ -39,7 +41,14 @@ class SeedingTree {
     float max_d2 = 0.0f;
     std::int64_t terms = 0;
   };
-  int build(std::uint32_t begin, std::uint32_t end);
+  /// Builds the tree over rows kept with their coordinates (D of them), so that splitting a node
+  /// moves the rows themselves rather than reading them through an index.
+  template <int D>
+  void buildAll(const float* x, std::size_t n);
+  template <typename Record>
+  int build(std::vector<Record>& rows, std::uint32_t begin, std::uint32_t end);
+  /// Row t's (tree order) exact potential term with distance `nearest`.
+  std::int64_t term(std::uint32_t t, float nearest) const;
   /// Whether no row of `node` can come out nearer to c than its D².
   bool outOfReach(const Node& node, int index, const float* c) const;
   bool lowerNode(int index, const float* c, std::vector<float>& d2,
@@ -47,14 +56,15 @@ class SeedingTree {
   std::int64_t potentialNode(int index, const float* c, const std::vector<float>& d2) const;
   void describeNode(int index, const std::vector<float>& d2);
 
-  const float* x_;  ///< the caller's rows, while the tree is built
   int d_;
   bool greedy_;
-  TermFn term_;
+  bool scaled_;
+  double scale_;
   double margin_;                     ///< relative slack of the skip test
   double slack_;                      ///< absolute slack (subnormal distances)
   std::vector<std::uint32_t> order_;  ///< the rows in tree order
   std::vector<float> points_;         ///< their coordinates in tree order (n × d)
+  std::vector<float> weights_;        ///< their weights in tree order (with scaled_)
   std::vector<Node> nodes_;
   std::vector<float> lo_, hi_;  ///< each node's box (nodes × d)
 };
