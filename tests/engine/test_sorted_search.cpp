@@ -74,6 +74,18 @@ SearchWork expectSameRuns(const DataView& data, const KMeansConfig& config, cons
       break;
     }
   EXPECT_GT(iterations, 1) << what;
+  // The result's labels (assign() with the run's last centroids, which the group bounds answer
+  // from the run's state) and, with centroids the run never had, the full search's.
+  std::vector<std::int32_t> la, lb;
+  sorted->assign(sa.centred_centroids, la);
+  full->assign(sb.centred_centroids, lb);
+  EXPECT_EQ(la, lb) << what << ": assign() with the final centroids";
+  std::vector<float> moved = sa.centred_centroids;
+  for (std::size_t v = 0; v < moved.size(); v += 3)
+    moved[v] = std::nextafter(moved[v], 1e30f);
+  sorted->assign(moved, la);
+  full->assign(moved, lb);
+  EXPECT_EQ(la, lb) << what << ": assign() with other centroids";
   return work;
 }
 

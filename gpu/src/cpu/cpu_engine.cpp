@@ -1,6 +1,7 @@
 #include "cpu/cpu_engine.h"
 
 #include <algorithm>
+#include <bit>
 #include <chrono>
 #include <cmath>
 #include <limits>
@@ -534,12 +535,26 @@ void CpuEngine::assign(const std::vector<float>& centred_centroids,
   labels.resize(data_.n);
   std::vector<std::vector<float>> scratch(static_cast<std::size_t>(pool_.size()),
                                           std::vector<float>(static_cast<std::size_t>(kp) + d_));
+  // The run's own centroids (the usual call: the labels of the result): the group bounds settle
+  // most rows, as in the next step; the others are searched in full.
+  const bool bounded =
+      groups_ > 0 && initialized_ && iteration_ > 0 && !group_bounds_stale_ &&
+      centred_centroids.size() == centroids_.size() &&
+      std::equal(centred_centroids.begin(), centred_centroids.end(), centroids_.begin(),
+                 [](float a, float b) {
+                   return std::bit_cast<std::uint32_t>(a) == std::bit_cast<std::uint32_t>(b);
+                 });
+  if (bounded) prepareGroupDecay();
   pool_.parallelFor(chunkCount(data_.n, kAssignChunk), [&](std::size_t chunk, int worker) {
     float* dist = scratch[static_cast<std::size_t>(worker)].data();
     float* x = dist + kp;
     const std::size_t end = std::min(data_.n, (chunk + 1) * kAssignChunk);
     for (std::size_t i = chunk * kAssignChunk; i < end; ++i) {
       centreInto(i, x);
+      if (bounded && settledByGroupBounds(i, x)) {
+        labels[i] = labels_[i];
+        continue;
+      }
       cpu::exactDistancesToAll(x, transposed.data(), d_, kp, dist);  // step()'s roundings
       labels[i] = cpu::firstNearest(dist, kp);
     }

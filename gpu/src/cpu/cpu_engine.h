@@ -92,6 +92,9 @@ class CpuEngine final : public Engine {
   void formGroups();
   /// The grouped copy of the centroids for the vectorised search of one group.
   void transposeGroups();
+  /// Whether row i (centred `x`) keeps its label with the current centroids by its group bounds
+  /// alone (read only: assign()'s look at the coming step; needs prepareGroupDecay()).
+  bool settledByGroupBounds(std::size_t i, const float* x) const;
   /// group_decay_ for the step about to run.
   void prepareGroupDecay();
   /// Each group's largest centroid move of the last update (from shifts_), summed into

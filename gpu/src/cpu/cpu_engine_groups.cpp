@@ -255,6 +255,18 @@ void CpuEngine::transposeGroups() {
     }
 }
 
+bool CpuEngine::settledByGroupBounds(std::size_t i, const float* x) const {
+  const int old = labels_[i];
+  if (old < 0) return false;
+  const float* decay = &group_decay_[static_cast<std::size_t>(group_stamps_[i]) *
+                                     static_cast<std::size_t>(group_stride_)];
+  float now_low[kMaxGroups];
+  const float nearest_low = lowerBounds(&group_bounds_[i * static_cast<std::size_t>(group_stride_)],
+                                        decay, group_stride_, 1.0f - kBoundSlack, now_low);
+  const float own = exact::squaredDistance(x, &centroids_[static_cast<std::size_t>(old) * d_], d_);
+  return std::sqrt(own) * (1.0f + kBoundSlack) < nearest_low;
+}
+
 void CpuEngine::assignCountedRowGrouped(std::size_t i, const float* x, float* dist,
                                         Accumulator& acc, double& inertia) {
   const int groups = groups_;
