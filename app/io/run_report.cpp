@@ -43,6 +43,10 @@ QJsonObject iterationObject(const IterationStats& s, std::size_t n) {
       {"changed", double(s.changed)}, {"changed_fraction", n ? double(s.changed) / double(n) : 0.0},
       {"max_shift", s.max_shift},     {"empty_clusters", s.empty_clusters},
       {"converged", s.converged},     {"ms", ms}};
+  // What the distance bounds spared, where the engine counts it: the rows they left to a search
+  // and the distances computed (rows × k without them).
+  if (s.rows_searched >= 0) it.insert("rows_searched", double(s.rows_searched));
+  if (s.distances_computed >= 0) it.insert("distances_computed", double(s.distances_computed));
   if (!s.rank_ms.empty()) {  // a run over several processes: each rank's assignment
     QJsonArray ranks;
     for (double v : s.rank_ms)
