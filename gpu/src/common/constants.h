@@ -20,4 +20,10 @@ inline constexpr std::size_t chunkCount(std::size_t n, std::size_t chunk) {
 /// bounds only when its centroid is nearer than every other by a margin no rounding can close.
 inline constexpr float kBoundSlack = 1e-5f;
 
+/// Absolute slack of the CPU's distance bounds (not squared): a float squared distance of up to
+/// 64 terms loses at most half the smallest subnormal (7·10⁻⁴⁶) to each of its 2d roundings, so
+/// it is within 10⁻⁴³ of the relatively rounded value, and its root within √10⁻⁴³ ≈ 3.2·10⁻²²:
+/// only data near float's smallest values notice.
+inline constexpr float kUnderflowDistance = 4e-22f;
+
 }  // namespace kms

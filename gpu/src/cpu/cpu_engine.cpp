@@ -13,6 +13,7 @@
 #include "common/convergence.h"
 #include "common/exact_math.h"
 #include "common/seeding.h"
+#include "cpu/distance_bounds.h"
 #include "cpu/exact_distances.h"
 #include "kmeans/errors.h"
 
@@ -191,7 +192,7 @@ void CpuEngine::assignChunk(std::size_t chunk, Accumulator& acc, std::vector<flo
       // Hamerly's second test: a row nearer its centroid than half the way to that centroid's
       // nearest other keeps it (the margins make it the full search's label).
       best_dist = exact::squaredDistance(x, &centroids_[static_cast<std::size_t>(old) * d_], d_);
-      kept = std::sqrt(best_dist) * (1.0f + kBoundSlack) < half_gap_[static_cast<std::size_t>(old)];
+      kept = cpu::upperFromSquared(best_dist) < half_gap_[static_cast<std::size_t>(old)];
       if (kept) best = old;
       ++acc.distances;
     }
@@ -247,7 +248,7 @@ void CpuEngine::assignCountedRow(std::size_t i, const float* x, float* dist, Acc
     const float enough = std::max(lower, half_gap_[static_cast<std::size_t>(old)]);
     if ((bound[0] + shifts_[old]) * (1.0f + kBoundSlack) < enough) {
       best_dist = exact::squaredDistance(x, &previous_[static_cast<std::size_t>(old) * d_], d_);
-      upper = std::sqrt(best_dist) * (1.0f + kBoundSlack);
+      upper = cpu::upperFromSquared(best_dist);
       settled = upper < enough;
       ++acc.distances;
     }
@@ -255,7 +256,7 @@ void CpuEngine::assignCountedRow(std::size_t i, const float* x, float* dist, Acc
   if (!settled) ++acc.rows_searched;
   if (!settled && useSortedSearch()) {
     acc.distances += static_cast<std::uint64_t>(searchSorted(x, old, true, best, best_dist, lower));
-    upper = std::sqrt(best_dist) * (1.0f + kBoundSlack);
+    upper = cpu::upperFromSquared(best_dist);
   } else if (!settled) {
     acc.distances += static_cast<std::uint64_t>(k_);
     cpu::exactDistancesToAll(x, transposed_.data(), d_, k_padded_, dist);
@@ -272,8 +273,8 @@ void CpuEngine::assignCountedRow(std::size_t i, const float* x, float* dist, Acc
         second = s;
       }
     }
-    upper = std::sqrt(best_dist) * (1.0f + kBoundSlack);
-    lower = std::sqrt(second) * (1.0f - kBoundSlack);  // k = 1: no other centroid, ∞
+    upper = cpu::upperFromSquared(best_dist);
+    lower = cpu::lowerFromSquared(second);  // k = 1: no other centroid, ∞
   }
   next_bound[0] = upper;
   next_bound[1] = lower;
@@ -483,8 +484,9 @@ IterationStats CpuEngine::step() {
   largest_shift_ = -1;
   for (int j = 0; j < k_; ++j) {
     const std::size_t o = static_cast<std::size_t>(j) * d_;
-    const float own = std::sqrt(exact::squaredDistance(&centroids_[o], &previous_[o], d_));
-    shifts_[static_cast<std::size_t>(j)] = own * (1.0f + kBoundSlack);
+    const float squared = exact::squaredDistance(&centroids_[o], &previous_[o], d_);
+    const float own = std::sqrt(squared);
+    shifts_[static_cast<std::size_t>(j)] = cpu::upperFromSquared(squared);
     if (largest_shift_ < 0 || own > shift) {
       second = shift;
       shift = own;
@@ -493,8 +495,8 @@ IterationStats CpuEngine::step() {
       second = std::max(second, own);
     }
   }
-  shifts_[static_cast<std::size_t>(k_)] = shift * (1.0f + kBoundSlack);
-  shifts_[static_cast<std::size_t>(k_) + 1] = second * (1.0f + kBoundSlack);
+  shifts_[static_cast<std::size_t>(k_)] = shift * (1.0f + kBoundSlack) + kUnderflowDistance;
+  shifts_[static_cast<std::size_t>(k_) + 1] = second * (1.0f + kBoundSlack) + kUnderflowDistance;
   if (groups_ > 0) updateGroupShifts();
   stats.max_shift = shift;
   stats.converged = passesConvergenceTest(stats.changed, summary_.total_count, stats.max_shift,

@@ -178,6 +178,8 @@ class CpuEngine final : public Engine {
   std::vector<float> grouped_transposed_;
   std::vector<std::size_t> group_column_;
   std::vector<std::size_t> group_column_of_;  ///< k: each centroid's column there
+  std::vector<double> group_centre_;          ///< groups_ × d: each group's mean of its centroids
+  std::vector<double> group_radius_;  ///< groups_: its farthest centroid's distance from there
   /// Floats of each worker's distance scratch before the row's centred copy.
   std::size_t distance_width_ = 0;
 };

@@ -18,6 +18,7 @@
 #include "common/constants.h"
 #include "common/exact_math.h"
 #include "cpu/cpu_engine.h"
+#include "cpu/distance_bounds.h"
 #include "cpu/exact_distances.h"
 
 namespace kms {
@@ -238,6 +239,37 @@ void CpuEngine::transposeGroups() {
     group_column_[static_cast<std::size_t>(g) + 1] =
         group_column_[static_cast<std::size_t>(g)] + ((members + 7) & ~std::size_t(7));
   }
+  // Each group's centre (its centroids' mean) and radius (the farthest one from it), in double.
+  const std::size_t d = static_cast<std::size_t>(d_);
+  group_centre_.assign(static_cast<std::size_t>(groups_) * d, 0.0);
+  group_radius_.assign(static_cast<std::size_t>(groups_), 0.0);
+  for (int g = 0; g < groups_; ++g) {
+    double* centre = &group_centre_[static_cast<std::size_t>(g) * d];
+    const int begin = group_begin_[static_cast<std::size_t>(g)];
+    const int end = group_begin_[static_cast<std::size_t>(g) + 1];
+    for (int e = begin; e < end; ++e)
+      for (std::size_t c = 0; c < d; ++c)
+        centre[c] +=
+            centroids_[static_cast<std::size_t>(group_members_[static_cast<std::size_t>(e)]) * d +
+                       c];
+    for (std::size_t c = 0; c < d; ++c)
+      centre[c] /= double(end - begin);
+    double radius = 0.0;
+    for (int e = begin; e < end; ++e) {
+      double squared = 0.0;
+      for (std::size_t c = 0; c < d; ++c) {
+        const double t =
+            double(
+                centroids_[static_cast<std::size_t>(group_members_[static_cast<std::size_t>(e)]) *
+                               d +
+                           c]) -
+            centre[c];
+        squared += t * t;
+      }
+      radius = std::max(radius, std::sqrt(squared));
+    }
+    group_radius_[static_cast<std::size_t>(g)] = radius;
+  }
   const std::size_t stride = group_column_.back();
   group_column_of_.resize(static_cast<std::size_t>(k_));
   grouped_transposed_.assign(static_cast<std::size_t>(d_) * stride, kInfinity);
@@ -264,7 +296,7 @@ bool CpuEngine::settledByGroupBounds(std::size_t i, const float* x) const {
   const float nearest_low = lowerBounds(&group_bounds_[i * static_cast<std::size_t>(group_stride_)],
                                         decay, group_stride_, 1.0f - kBoundSlack, now_low);
   const float own = exact::squaredDistance(x, &centroids_[static_cast<std::size_t>(old) * d_], d_);
-  return std::sqrt(own) * (1.0f + kBoundSlack) < nearest_low;
+  return cpu::upperFromSquared(own) < nearest_low;
 }
 
 void CpuEngine::assignCountedRowGrouped(std::size_t i, const float* x, float* dist,
@@ -273,7 +305,6 @@ void CpuEngine::assignCountedRowGrouped(std::size_t i, const float* x, float* di
   const int old = labels_[i];
   float* lows = &group_bounds_[i * static_cast<std::size_t>(group_stride_)];
   const float keep = 1.0f - kBoundSlack;
-  const float grow = 1.0f + kBoundSlack;
   const std::size_t stride = group_column_.back();
   int best = old;
   float best_dist = 0.0f;
@@ -293,16 +324,49 @@ void CpuEngine::assignCountedRowGrouped(std::size_t i, const float* x, float* di
     best_dist = std::min(best_dist, low);
   };
   if (old < 0 || group_bounds_stale_) {
-    // Every distance, and each group's nearest other than the best.
-    cpu::exactDistancesToColumns(x, grouped_transposed_.data(), d_, stride, 0,
-                                 static_cast<int>(stride), dist);
+    // No bounds yet: each group's distance from its centre less its radius bounds every member's
+    // (in double, shaved far beyond its rounding, then float's slack). The groups are scored
+    // nearest first until the next one's bound clears the best distance found; the others keep
+    // that bound.
     ++acc.rows_searched;
-    acc.distances += static_cast<std::uint64_t>(k_);
+    float centre_low[kMaxGroups];
+    int nearest_group = 0;
+    for (int g = 0; g < groups; ++g) {
+      double squared = 0.0;
+      for (int c = 0; c < d_; ++c) {
+        const double t = double(x[c]) -
+                         group_centre_[static_cast<std::size_t>(g) * static_cast<std::size_t>(d_) +
+                                       static_cast<std::size_t>(c)];
+        squared += t * t;
+      }
+      const double gap = std::sqrt(squared) * (1.0 - 1e-12) -
+                         group_radius_[static_cast<std::size_t>(g)] * (1.0 + 1e-12);
+      centre_low[g] = std::max(0.0f, static_cast<float>(gap) * keep);
+      if (centre_low[g] < centre_low[nearest_group]) nearest_group = g;
+    }
+    // The group likeliest to hold the nearest first, then every group its bound does not clear.
     best_dist = kInfinity;
-    for (int g = 0; g < groups; ++g)
+    const auto scoreWhole = [&](int g) {
+      const std::size_t column = group_column_[static_cast<std::size_t>(g)];
+      cpu::exactDistancesToColumns(
+          x, grouped_transposed_.data(), d_, stride, column,
+          static_cast<int>(group_column_[static_cast<std::size_t>(g) + 1] - column), dist + column);
       scoreGroup(g);
+      acc.distances += static_cast<std::uint64_t>(group_begin_[static_cast<std::size_t>(g) + 1] -
+                                                  group_begin_[static_cast<std::size_t>(g)]);
+    };
+    scoreWhole(nearest_group);
+    for (int g = 0; g < groups; ++g)
+      if (g != nearest_group && !(centre_low[g] > cpu::upperFromSquared(best_dist))) scoreWhole(g);
+    for (int g = 0; g < groups; ++g)
+      if (!searched[static_cast<std::size_t>(g)]) lows[g] = centre_low[g];
     best = std::numeric_limits<int>::max();
-    old_dist = old >= 0 ? dist[group_column_of_[static_cast<std::size_t>(old)]] : 0.0f;
+    // The old centroid's distance where its group was scored; elsewhere the group's bound
+    // already covers it.
+    old_dist =
+        old >= 0 && searched[static_cast<std::size_t>(group_of_[static_cast<std::size_t>(old)])]
+            ? dist[group_column_of_[static_cast<std::size_t>(old)]]
+            : kInfinity;
   } else {
     // Every group's bound falls by its moves since the row's stamp (lows keeps the stamped ones
     // until the row is searched: a settled row writes nothing).
@@ -313,7 +377,7 @@ void CpuEngine::assignCountedRowGrouped(std::size_t i, const float* x, float* di
     const float enough = std::max(nearest_low, half_gap_[static_cast<std::size_t>(old)]);
     best_dist = exact::squaredDistance(x, &previous_[static_cast<std::size_t>(old) * d_], d_);
     ++acc.distances;
-    const float reach = std::sqrt(best_dist) * grow;
+    const float reach = cpu::upperFromSquared(best_dist);
     if (reach < enough) {  // settled: no other centroid can be as near
       next_labels_[i] = old;
       inertia += static_cast<double>(best_dist) * data_.counts[i];
@@ -350,7 +414,7 @@ void CpuEngine::assignCountedRowGrouped(std::size_t i, const float* x, float* di
   if (old >= 0 && best != old &&
       !searched[static_cast<std::size_t>(group_of_[static_cast<std::size_t>(old)])]) {
     const int old_group = group_of_[static_cast<std::size_t>(old)];
-    lows[old_group] = std::min(lows[old_group], std::sqrt(old_dist) * keep);
+    lows[old_group] = std::min(lows[old_group], cpu::lowerFromSquared(old_dist));
   }
   // A scored group's bound is its nearest other than the best: its smallest, or for the best's
   // own group its second smallest.
@@ -362,7 +426,7 @@ void CpuEngine::assignCountedRowGrouped(std::size_t i, const float* x, float* di
             .second;
   for (int g = 0; g < groups; ++g)
     if (searched[static_cast<std::size_t>(g)])
-      lows[g] = std::sqrt(first[static_cast<std::size_t>(g)]) * keep;
+      lows[g] = cpu::lowerFromSquared(first[static_cast<std::size_t>(g)]);
   group_stamps_[i] = group_steps_ + 1;
   next_labels_[i] = best;
   inertia += static_cast<double>(best_dist) * data_.counts[i];

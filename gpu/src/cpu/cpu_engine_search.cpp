@@ -125,7 +125,7 @@ int CpuEngine::searchSorted(const float* x, int hint, bool runner_up, int& best,
   }
   // Every centroid not walked is at least `gap` away; the walked ones at least √second.
   const double nearest_other = std::min(static_cast<double>(std::sqrt(second)), std::max(gap, 0.0));
-  lower = static_cast<float>(nearest_other * keep);
+  lower = std::max(0.0f, static_cast<float>(nearest_other * keep) - kUnderflowDistance);
   return scored;
 }
 

@@ -58,6 +58,14 @@ int firstNearest(const float* dist, int width) {
     low = std::min(low, dist[j]);
 #endif
   int at = 0;
+#if defined(__SSE2__)
+  // Its place: the first group of four holding it, then the lane.
+  const __m128 wanted = _mm_set1_ps(low);
+  for (; at + 4 <= width; at += 4) {
+    const int lanes = _mm_movemask_ps(_mm_cmpeq_ps(_mm_loadu_ps(dist + at), wanted));
+    if (lanes != 0) return at + __builtin_ctz(static_cast<unsigned>(lanes));
+  }
+#endif
   while (at + 1 < width && !(dist[at] == low))
     ++at;
   return at;
