@@ -110,6 +110,11 @@ CliOptions parseCommandLine(const QStringList& arguments) {
        "Pictures: measure PSNR and mean ΔE2000 after every iteration of every start, into "
        "--report (host work after each iteration: slower; off by default, when only the "
        "result is measured)."},
+      {"refine",
+       "After the best start: move single rows (distinct colours) between clusters wherever "
+       "that lowers the sum of squared distances (Hartigan's moves, which Lloyd's optimum does "
+       "not rule out), then run Lloyd again from there; the refined result is kept only if its "
+       "inertia is lower. Deterministic, same result on every backend; one CPU thread."},
       {"colour-space",
        "Pictures: cluster in srgb (default), linear (linear RGB), lab (CIELAB) or oklab; the "
        "palette is converted back to sRGB.",
@@ -297,6 +302,7 @@ CliOptions parseCommandLine(const QStringList& arguments) {
   if (options.restarts > kMaxRestarts)
     badValue(parser, "restarts", QStringLiteral("at most %1 starts").arg(kMaxRestarts));
   options.trackQuality = parser.isSet("track-quality");
+  options.refine = parser.isSet("refine");
   options.clustering.colourSpace =
       choice(parser, "colour-space", parseColourSpace, "srgb, linear, lab or oklab");
   options.clustering.compaction =

@@ -34,6 +34,9 @@ struct CliOptions {
   int restarts = 1;              ///< seeded starts; the lowest inertia wins
   /// Pictures: PSNR and ΔE after every iteration (--track-quality; host work per iteration).
   bool trackQuality = false;
+  /// --refine: past Lloyd's optimum — Hartigan's single-row moves on the best start, then Lloyd
+  /// again; kept only when the inertia falls.
+  bool refine = false;
   DitherMode dither = DitherMode::None;
   QString outImage, outPalette, outLabels, outCentroids, report;
   /// Start from these centroids (a CSV of k rows, e.g. from --out-centroids or the window's

@@ -2,6 +2,7 @@
 
 #include <QDir>
 #include <QFileInfo>
+#include <QLocale>
 
 #include <chrono>
 #include <cstdio>
@@ -21,6 +22,7 @@
 #include "io/export.h"
 #include "io/load.h"
 #include "kmeans/errors.h"
+#include "kmeans/refine.h"
 
 namespace kms::app::cli {
 namespace {
@@ -268,6 +270,22 @@ Result cluster(const CliOptions& options, const Dataset& data, const ClusteringI
   }
   phases.mark(QStringLiteral("starts"));
   const int best = bestOutcome(outcomes);
+  if (options.refine && best >= 0) {
+    StartOutcome& o = outcomes[std::size_t(best)];
+    console.line(QStringLiteral("refining start %1: Hartigan's moves, then Lloyd").arg(best + 1));
+    report.refine = refineOutcome(engine, input.view(), options.config, o);
+    const RefineReport& r = *report.refine;
+    console.line(
+        QStringLiteral(
+            "refined: %1 moves in %2 passes, then %3 Lloyd iterations; inertia %4 → %5%6")
+            .arg(QLocale::system().toString(qulonglong(r.moves)))
+            .arg(r.passes)
+            .arg(r.lloyd_iterations)
+            .arg(r.inertia_before, 0, 'e', 6)
+            .arg(r.inertia_after, 0, 'e', 6)
+            .arg(r.improved ? QString() : QStringLiteral(" (no lower: the start kept as it was)")));
+    phases.mark(QStringLiteral("refinement"));
+  }
   for (std::size_t i = 0; i < outcomes.size(); ++i) {
     const StartOutcome& o = outcomes[i];
     StartSummary summary = summarizeStart(o, points, tolerance);

@@ -9,11 +9,13 @@
 #include <QImage>
 #include <QString>
 
+#include <optional>
 #include <vector>
 
 #include "core/dataset.h"
 #include "core/quality.h"
 #include "kmeans/engine.h"
+#include "kmeans/refine.h"
 
 namespace kms::app {
 
@@ -102,6 +104,8 @@ struct RunReport {
   std::vector<StartSummary> starts;  ///< every start (one without --restarts)
   int bestStart = 0;
   Quality finalQuality;  ///< pictures: of the result, ΔE exact
+  /// --refine: what the refinement of the best start did (Hartigan moves, then Lloyd).
+  std::optional<kms::RefineReport> refine;
   bool converged = false;
   kms::StopRule stopRule = kms::StopRule::Running;  ///< what ended the best start
   double wallSeconds = 0.0;
@@ -118,9 +122,10 @@ struct RunReport {
 /// [{"start", "seed", "iterations", "converged", "stop_rule", "inertia", and with
 /// --track-quality "psnr", "delta_e"}], "best_start", "iteration_count", "converged",
 /// "stop_rule" (toString(StopRule)), "final_inertia" (null without iterations), for pictures
-/// "quality" {"psnr", "delta_e" (exact)}, "wall_seconds" and "phases" [{"phase", "ms"}] in the
-/// order they ran. The seed is a JSON number when a double holds it exactly (< 2^53), else a
-/// decimal string.
+/// "quality" {"psnr", "delta_e" (exact)}, with --refine "refine" {"passes", "moves",
+/// "sse_before", "sse_after", "lloyd_iterations", "inertia_before", "inertia_after", "kept"},
+/// "wall_seconds" and "phases" [{"phase", "ms"}] in the order they ran. The seed is a JSON number
+/// when a double holds it exactly (< 2^53), else a decimal string.
 void writeRunReport(const QString& path, const RunReport& report);
 
 }  // namespace kms::app

@@ -125,6 +125,17 @@ void writeRunReport(const QString& path, const RunReport& report) {
   for (const auto& [name, ms] : report.phasesMs)
     phases.append(QJsonObject{{"phase", name.trimmed()}, {"ms", ms}});
   root.insert("phases", phases);
+  if (report.refine) {
+    const kms::RefineReport& r = *report.refine;
+    root.insert("refine", QJsonObject{{"passes", r.passes},
+                                      {"moves", double(r.moves)},
+                                      {"sse_before", r.sse_before},
+                                      {"sse_after", r.sse_after},
+                                      {"lloyd_iterations", r.lloyd_iterations},
+                                      {"inertia_before", r.inertia_before},
+                                      {"inertia_after", r.inertia_after},
+                                      {"kept", r.improved}});
+  }
   if (report.finalQuality.valid()) {
     QJsonObject quality;
     addQuality(quality, report.finalQuality);

@@ -120,6 +120,36 @@ TEST(Cli, WritesPalettePngsWithEveryOptionAndReportsQualityAndStarts) {
     }
 }
 
+TEST(Cli, RefineIsReportedAndNeverRaisesTheInertia) {
+  const TempFiles files;
+  const QString input = gradientPicture(files);
+  const QString report = files.path("r.json");
+  const auto run = [&](const QStringList& extra) {
+    const CliRun r = runCli(QStringList{input, "-k", "7", "--backend", "cpu", "--restarts", "2",
+                                        "--report", report, "--quiet"} +
+                            extra);
+    EXPECT_EQ(r.exitCode, 0) << r.err.toStdString();
+    return readJson(report);
+  };
+  const QJsonObject plain = run({});
+  const QJsonObject refined = run({"--refine"});
+  EXPECT_FALSE(plain.contains("refine"));
+  const QJsonObject r = refined["refine"].toObject();
+  for (const char* key : {"passes", "moves", "sse_before", "sse_after", "lloyd_iterations",
+                          "inertia_before", "inertia_after", "kept"})
+    EXPECT_TRUE(r.contains(QLatin1String(key))) << key;
+  EXPECT_EQ(r["inertia_before"].toDouble(), plain["final_inertia"].toDouble());
+  EXPECT_LE(refined["final_inertia"].toDouble(), plain["final_inertia"].toDouble());
+  EXPECT_LE(r["sse_after"].toDouble(), r["sse_before"].toDouble());
+  // The best start's entry is the refined run's: its inertia is the result's.
+  const int best = refined["best_start"].toInt();
+  EXPECT_EQ(refined["starts"][best]["inertia"].toDouble(), refined["final_inertia"].toDouble());
+  if (r["kept"].toBool())
+    EXPECT_LT(refined["final_inertia"].toDouble(), plain["final_inertia"].toDouble());
+  else
+    EXPECT_EQ(refined["final_inertia"].toDouble(), plain["final_inertia"].toDouble());
+}
+
 TEST(Cli, TrackQualityMeasuresEveryIterationOfEveryStart) {
   const TempFiles files;
   const QString input = gradientPicture(files);

@@ -5,12 +5,14 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <bit>
 #include <chrono>
 #include <cstdio>
 #include <thread>
 
 #include "gpu_test_support.h"
 #include "kmeans/errors.h"
+#include "kmeans/refine.h"
 #include "support/compact_data.h"
 #include "support/reference_kmeans.h"
 #include "support/starts_check.h"
@@ -43,6 +45,36 @@ TEST(CudaStarts, CountedRowsMoreStartsThanLanesAsOnTheCpu) {
   const std::vector<int> again{3, 17};
   test::expectOutcomesMatchAlone(gpu->runStarts(config, again), again, *cpu, config, false);
   test::expectOutcomesMatchAlone({test::startRunAlone(*gpu, config, 5)}, {5}, *cpu, config, false);
+}
+
+TEST(CudaStarts, RefinedAsOnTheCpu) {
+  // --refine: the same labels give the same Hartigan moves (host code), and the Lloyd run after
+  // them is each engine's exact one: the same refined result on both.
+  KMS_REQUIRE_CUDA();
+  const auto expanded = test::levelPoints(150000, 3, 20, 31);
+  const test::CompactData data = test::compactOf(expanded, 3);
+  auto gpu = createEngine(BackendKind::Cuda).engine;
+  auto cpu = createCpuEngine(0);
+  gpu->setData(data.view());
+  cpu->setData(data.view());
+  for (int k : {16, 96}) {
+    KMeansConfig config;
+    config.k = k;
+    config.seed = 4;
+    StartOutcome on_gpu = gpu->runStarts(config, {0}).front();
+    StartOutcome on_cpu = cpu->runStarts(config, {0}).front();
+    const RefineReport g = refineOutcome(*gpu, data.view(), config, on_gpu);
+    const RefineReport c = refineOutcome(*cpu, data.view(), config, on_cpu);
+    EXPECT_EQ(g.moves, c.moves) << "k = " << k;
+    EXPECT_EQ(g.improved, c.improved) << "k = " << k;
+    EXPECT_EQ(on_gpu.iterations.size(), on_cpu.iterations.size()) << "k = " << k;
+    ASSERT_EQ(on_gpu.centroids.size(), on_cpu.centroids.size());
+    for (std::size_t v = 0; v < on_gpu.centroids.size(); ++v)
+      ASSERT_EQ(std::bit_cast<std::uint32_t>(on_gpu.centroids[v]),
+                std::bit_cast<std::uint32_t>(on_cpu.centroids[v]))
+          << "k = " << k << ", value " << v;
+    EXPECT_LE(on_gpu.inertia(), g.inertia_before);
+  }
 }
 
 TEST(CudaStarts, PointsOnTilesAndSortedRunsAsOnTheCpu) {

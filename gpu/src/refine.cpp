@@ -1,0 +1,161 @@
+// Hartigan's single-row moves after Lloyd, and the Lloyd run after them (kmeans/refine.h).
+#include "kmeans/refine.h"
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+#include "kmeans/engine.h"
+#include "kmeans/errors.h"
+
+namespace kms {
+namespace {
+
+/// A move must lower the sum by more than this share of what the row costs where it is: the
+/// sums and means carry double rounding, and a move that rounding could have made would only
+/// undo itself later.
+constexpr double kMoveMargin = 1e-9;
+
+double rowWeight(const DataView& data, std::size_t i) {
+  if (data.counts) return double(data.counts[i]);
+  if (data.weights) return double(data.weights[i]);
+  return 1.0;
+}
+
+}  // namespace
+
+std::vector<float> hartiganMoves(const DataView& data, int k, const std::vector<float>& centroids,
+                                 const std::vector<std::int32_t>& given_labels,
+                                 const RefineOptions& options, RefineReport& report,
+                                 const std::atomic<bool>* stop) {
+  const std::size_t n = data.n, d = static_cast<std::size_t>(data.d);
+  const std::size_t kk = static_cast<std::size_t>(k);
+  if (k < 1 || centroids.size() != kk * d || given_labels.size() != n)
+    throw InvalidArgument("hartiganMoves: " + std::to_string(given_labels.size()) + " labels and " +
+                          std::to_string(centroids.size()) + " centroid values for " +
+                          std::to_string(n) + " rows of d = " + std::to_string(d) +
+                          ", k = " + std::to_string(k));
+  std::vector<std::int32_t> labels = given_labels;
+  // Each cluster's weight and weighted sum, and its mean kept transposed (d × k) so that a row's
+  // distances to every mean are one vectorised loop; a move updates two columns.
+  std::vector<double> weight(kk, 0.0), sum(kk * d, 0.0), mean(d * kk, 0.0);
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::int32_t l = labels[i];
+    if (l < 0 || l >= k) throw InvalidArgument("hartiganMoves: a label outside [0, k)");
+    const double w = rowWeight(data, i);
+    weight[std::size_t(l)] += w;
+    for (std::size_t c = 0; c < d; ++c)
+      sum[std::size_t(l) * d + c] += w * double(data.points[i * d + c]);
+  }
+  const auto setMean = [&](std::size_t j) {
+    for (std::size_t c = 0; c < d; ++c)
+      mean[c * kk + j] =
+          weight[j] > 0.0 ? sum[j * d + c] / weight[j] : double(centroids[j * d + c]);
+  };
+  for (std::size_t j = 0; j < kk; ++j)
+    setMean(j);
+  const auto sse = [&] {
+    double total = 0.0;
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::size_t l = std::size_t(labels[i]);
+      double s = 0.0;
+      for (std::size_t c = 0; c < d; ++c) {
+        const double t = double(data.points[i * d + c]) - mean[c * kk + l];
+        s += t * t;
+      }
+      total += rowWeight(data, i) * s;
+    }
+    return total;
+  };
+  report.sse_before = sse();
+  std::vector<double> dist(kk);
+  bool stopped = false;
+  for (int pass = 0; pass < options.max_passes && !stopped; ++pass) {
+    std::uint64_t moved = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      if (stop && stop->load(std::memory_order_relaxed)) {
+        stopped = true;
+        break;
+      }
+      const std::size_t a = std::size_t(labels[i]);
+      const double w = rowWeight(data, i);
+      if (!(w > 0.0) || !(weight[a] - w > 0.0)) continue;  // the cluster's only weight stays
+      std::fill(dist.begin(), dist.end(), 0.0);
+      for (std::size_t c = 0; c < d; ++c) {
+        const double x = data.points[i * d + c];
+        const double* m = &mean[c * kk];
+        for (std::size_t j = 0; j < kk; ++j) {
+          const double t = x - m[j];
+          dist[j] += t * t;
+        }
+      }
+      const double out = w * weight[a] / (weight[a] - w) * dist[a];
+      double best = out * (1.0 - kMoveMargin);
+      std::size_t to = a;
+      for (std::size_t b = 0; b < kk; ++b) {
+        if (b == a) continue;
+        const double in = weight[b] > 0.0 ? w * weight[b] / (weight[b] + w) * dist[b] : 0.0;
+        if (in < best) {  // strict: among equal gains the lower index
+          best = in;
+          to = b;
+        }
+      }
+      if (to == a) continue;
+      weight[a] -= w;
+      weight[to] += w;
+      for (std::size_t c = 0; c < d; ++c) {
+        const double v = w * double(data.points[i * d + c]);
+        sum[a * d + c] -= v;
+        sum[to * d + c] += v;
+      }
+      setMean(a);
+      setMean(to);
+      labels[i] = std::int32_t(to);
+      ++moved;
+    }
+    report.passes = pass + 1;
+    report.moves += moved;
+    if (moved == 0) break;
+  }
+  report.sse_after = sse();
+  std::vector<float> out(kk * d);
+  for (std::size_t j = 0; j < kk; ++j)
+    for (std::size_t c = 0; c < d; ++c)
+      out[j * d + c] = float(mean[c * kk + j]);
+  return out;
+}
+
+RefineReport refineOutcome(Engine& engine, const DataView& data, const KMeansConfig& config,
+                           StartOutcome& outcome, const RefineOptions& options,
+                           const std::atomic<bool>* stop) {
+  RefineReport report;
+  report.inertia_before = report.inertia_after = outcome.inertia();
+  std::vector<std::int32_t> labels;
+  engine.assign(outcome.centred_centroids, labels);
+  const std::vector<float> moved =
+      hartiganMoves(data, config.k, outcome.centroids, labels, options, report, stop);
+  if (report.moves == 0 || (stop && stop->load())) return report;
+  KMeansConfig again = config;
+  again.init = InitMethod::Given;
+  again.initial_centroids = moved;
+  std::vector<StartOutcome> runs = engine.runStarts(again, {outcome.start});
+  StartOutcome& refined = runs.front();
+  report.lloyd_iterations = int(refined.iterations.size());
+  report.inertia_after = refined.inertia();
+  if (!(refined.inertia() < outcome.inertia())) {
+    report.inertia_after = report.inertia_before;  // kept as it was
+    return report;
+  }
+  report.improved = true;
+  const int offset = outcome.iterations.empty() ? 0 : outcome.iterations.back().iteration;
+  for (IterationStats s : refined.iterations) {
+    s.iteration += offset;
+    outcome.iterations.push_back(std::move(s));
+  }
+  outcome.centroids = std::move(refined.centroids);
+  outcome.centred_centroids = std::move(refined.centred_centroids);
+  outcome.converged = refined.converged;
+  return report;
+}
+
+}  // namespace kms
