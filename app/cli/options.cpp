@@ -114,7 +114,7 @@ CliOptions parseCommandLine(const QStringList& arguments) {
        "After the best start: move single rows (distinct colours) between clusters wherever "
        "that lowers the sum of squared distances (Hartigan's moves, which Lloyd's optimum does "
        "not rule out), then run Lloyd again from there; the refined result is kept only if its "
-       "inertia is lower. Deterministic, same result on every backend; one CPU thread."},
+       "inertia is lower. Deterministic: the same result on every backend and thread count."},
       {"colour-space",
        "Pictures: cluster in srgb (default), linear (linear RGB), lab (CIELAB) or oklab; the "
        "palette is converted back to sRGB.",

@@ -5,6 +5,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "common/thread_pool.h"
 #include "kmeans/engine.h"
 #include "kmeans/errors.h"
 
@@ -68,39 +69,66 @@ std::vector<float> hartiganMoves(const DataView& data, int k, const std::vector<
     return total;
   };
   report.sse_before = sse();
-  std::vector<double> dist(kk);
+  // Each pass proposes, for every row at once (on every thread, against the means as the pass
+  // found them), the cluster that lowers the sum most; then goes through the rows in order and
+  // makes each proposed move that still lowers the sum with the means as they are by then (two
+  // distances). The scan is pure and the moves are made in row order on one thread, so the
+  // result does not depend on the number of threads.
+  ThreadPool pool(options.threads);
+  std::vector<std::int32_t> proposal(n, -1);
+  std::vector<std::vector<double>> scratch(std::size_t(pool.size()), std::vector<double>(kk));
+  constexpr std::size_t kChunk = 2048;
+  const auto costOf = [&](std::size_t i, std::size_t j, double w, bool leaving) {
+    double s = 0.0;
+    for (std::size_t c = 0; c < d; ++c) {
+      const double t = double(data.points[i * d + c]) - mean[c * kk + j];
+      s += t * t;
+    }
+    if (leaving) return w * weight[j] / (weight[j] - w) * s;
+    return weight[j] > 0.0 ? w * weight[j] / (weight[j] + w) * s : 0.0;
+  };
   bool stopped = false;
   for (int pass = 0; pass < options.max_passes && !stopped; ++pass) {
+    pool.parallelFor((n + kChunk - 1) / kChunk, [&](std::size_t chunk, int worker) {
+      std::vector<double>& dist = scratch[std::size_t(worker)];
+      for (std::size_t i = chunk * kChunk; i < std::min(n, (chunk + 1) * kChunk); ++i) {
+        proposal[i] = -1;
+        const std::size_t a = std::size_t(labels[i]);
+        const double w = rowWeight(data, i);
+        if (!(w > 0.0) || !(weight[a] - w > 0.0)) continue;  // the cluster's only weight stays
+        std::fill(dist.begin(), dist.end(), 0.0);
+        for (std::size_t c = 0; c < d; ++c) {
+          const double x = data.points[i * d + c];
+          const double* m = &mean[c * kk];
+          for (std::size_t j = 0; j < kk; ++j) {
+            const double t = x - m[j];
+            dist[j] += t * t;
+          }
+        }
+        const double out = w * weight[a] / (weight[a] - w) * dist[a];
+        double best = out * (1.0 - kMoveMargin);
+        for (std::size_t b = 0; b < kk; ++b) {
+          if (b == a) continue;
+          const double in = weight[b] > 0.0 ? w * weight[b] / (weight[b] + w) * dist[b] : 0.0;
+          if (in < best) {  // strict: among equal gains the lower index
+            best = in;
+            proposal[i] = std::int32_t(b);
+          }
+        }
+      }
+    });
     std::uint64_t moved = 0;
     for (std::size_t i = 0; i < n; ++i) {
+      if (proposal[i] < 0) continue;
       if (stop && stop->load(std::memory_order_relaxed)) {
         stopped = true;
         break;
       }
-      const std::size_t a = std::size_t(labels[i]);
+      const std::size_t a = std::size_t(labels[i]), to = std::size_t(proposal[i]);
       const double w = rowWeight(data, i);
-      if (!(w > 0.0) || !(weight[a] - w > 0.0)) continue;  // the cluster's only weight stays
-      std::fill(dist.begin(), dist.end(), 0.0);
-      for (std::size_t c = 0; c < d; ++c) {
-        const double x = data.points[i * d + c];
-        const double* m = &mean[c * kk];
-        for (std::size_t j = 0; j < kk; ++j) {
-          const double t = x - m[j];
-          dist[j] += t * t;
-        }
-      }
-      const double out = w * weight[a] / (weight[a] - w) * dist[a];
-      double best = out * (1.0 - kMoveMargin);
-      std::size_t to = a;
-      for (std::size_t b = 0; b < kk; ++b) {
-        if (b == a) continue;
-        const double in = weight[b] > 0.0 ? w * weight[b] / (weight[b] + w) * dist[b] : 0.0;
-        if (in < best) {  // strict: among equal gains the lower index
-          best = in;
-          to = b;
-        }
-      }
-      if (to == a) continue;
+      if (!(weight[a] - w > 0.0)) continue;
+      // Earlier moves of this pass changed some means: the move is made only if it still gains.
+      if (!(costOf(i, to, w, false) < costOf(i, a, w, true) * (1.0 - kMoveMargin))) continue;
       weight[a] -= w;
       weight[to] += w;
       for (std::size_t c = 0; c < d; ++c) {

@@ -73,7 +73,9 @@ TEST(Refine, NeverRaisesTheInertiaAndGivesTheSameResultOnAnyThreadCount) {
         engine->setData(data);
         results[t] = runToTheEnd(*engine, config);
         const double before = results[t].inertia();
-        reports[t] = refineOutcome(*engine, data, config, results[t]);
+        RefineOptions options;
+        options.threads = t + 1;  // the moves proposed on one thread, then on two
+        reports[t] = refineOutcome(*engine, data, config, results[t], options);
         EXPECT_LE(reports[t].sse_after, reports[t].sse_before) << "seed " << seed;
         EXPECT_LE(results[t].inertia(), before) << "seed " << seed;
         EXPECT_EQ(reports[t].inertia_before, before);

@@ -25,7 +25,9 @@ class Engine;
 
 struct RefineOptions {
   /// Passes over the rows at most (a pass that moves nothing ends the moves earlier).
-  int max_passes = 20;
+  int max_passes = 50;
+  /// Threads that propose the moves (0: every hardware thread); the result is the same for any.
+  int threads = 0;
 };
 
 struct RefineReport {
@@ -39,9 +41,10 @@ struct RefineReport {
   int lloyd_iterations = 0;     ///< iterations of the Lloyd run after the moves
 };
 
-/// Hartigan moves from `labels` (one per row of `data`, in [0, k)): passes over the rows in
-/// order, each row moved to the cluster that lowers the sum of squared distances most, if any
-/// does by more than rounding could account for (a relative 10⁻⁹). Returns the clusters' means
+/// Hartigan moves from `labels` (one per row of `data`, in [0, k)): each pass proposes for every
+/// row the cluster that lowers the sum of squared distances most (if any does by more than
+/// rounding could account for, a relative 10⁻⁹), then makes the proposed moves in row order that
+/// still lower it once the earlier ones are made. Returns the clusters' means
 /// after the moves (k × d, data units; an emptied cluster keeps `centroids`' entry) and fills
 /// `report`'s passes, moves and sums. `stop`, when raised, ends the moves after the current row.
 std::vector<float> hartiganMoves(const DataView& data, int k, const std::vector<float>& centroids,
