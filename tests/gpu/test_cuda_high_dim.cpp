@@ -6,7 +6,9 @@
 // re-ranking decides.
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cmath>
+#include <cstdint>
 #include <random>
 #include <string>
 #include <vector>
@@ -64,6 +66,31 @@ INSTANTIATE_TEST_SUITE_P(
       return "n" + std::to_string(info.param.n) + "_d" + std::to_string(info.param.d) + "_k" +
              std::to_string(info.param.k) + (info.param.weighted ? "_w" : "");
     });
+
+// Standard normal rows (every row near a border: the one-term bound decides only part of them)
+// whose coordinates sit where rounding to TF32 errs most — the 13 dropped bits just below or at
+// half an ulp — at d = 128 and 768: the one-term pass multiplies the rounded copies, and its
+// bound (half truncation's) must still leave every row it decides with the CPU's label.
+TEST(HighDimTensorFamily, StandardNormalRowsAtTf32sWorstRoundingFollowTheCpu) {
+  KMS_REQUIRE_CUDA();
+  for (int d : {128, 768}) {
+    const std::size_t n = d == 128 ? 30000 : 6000;
+    std::mt19937 rng(77 + d);
+    std::normal_distribution<float> normal(0.0f, 1.0f);
+    std::vector<float> p(n * static_cast<std::size_t>(d));
+    for (std::size_t i = 0; i < p.size(); ++i) {
+      std::uint32_t bits = std::bit_cast<std::uint32_t>(normal(rng));
+      bits = (bits & ~0x1fffu) | (i % 3 == 0 ? 0x0fffu : i % 3 == 1 ? 0x1000u : 0x1fffu);
+      p[i] = std::bit_cast<float>(bits);
+    }
+    KMeansConfig config;
+    config.k = d == 128 ? 512 : 96;
+    config.init = InitMethod::Random;
+    config.seed = 3;
+    config.tolerance = 0.0;
+    expectSameTrajectory(DataView{p.data(), n, d}, config, 6);
+  }
+}
 
 // The family against the generic kernel it replaced (CudaTuning::high_dim_rows = false): the
 // same labels and centroids every iteration, weights included.

@@ -35,7 +35,8 @@ class HighDimTensorFamily final : public KernelFamily {
   void enqueue(PlacedData& data, const RunBuffers& run, Part part, const Launch& launch) override;
   std::size_t deviceBytes() const override {
     return norms_.bytes() + counters_.bytes() + active_.bytes() + listed_.bytes() +
-           row_inertia_.bytes() + bounds_.bytes();
+           row_inertia_.bytes() + bounds_.bytes() + rounded_points_.bytes() +
+           rounded_centroids_.bytes();
   }
   void release() override {
     norms_.release();
@@ -44,6 +45,8 @@ class HighDimTensorFamily final : public KernelFamily {
     listed_.release();
     row_inertia_.release();
     bounds_.release();
+    rounded_points_.release();
+    rounded_centroids_.release();
   }
 
  private:
@@ -59,6 +62,10 @@ class HighDimTensorFamily final : public KernelFamily {
   DeviceBuffer<unsigned> listed_;    ///< n: rows left to the three-term pass
   DeviceBuffer<float> row_inertia_;  ///< n: each row's exact distance (× weight)
   DeviceBuffer<float> bounds_;       ///< n: each row's lower bound plus the drift (0: none)
+  /// n × d and k × d: the rows and centroids rounded to TF32 for the one-term pass, when the
+  /// device has room for them beside everything else (empty: it multiplies the FP32 values).
+  DeviceBuffer<float> rounded_points_;
+  DeviceBuffer<float> rounded_centroids_;
 };
 
 }  // namespace kms::cuda

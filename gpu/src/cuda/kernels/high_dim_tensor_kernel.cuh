@@ -75,9 +75,12 @@ __host__ __device__ constexpr std::size_t hdSharedBytes(int MT) {
 ///     of the slices: (d/32)·u.
 /// The other terms — ‖c‖² in FP32 (d·u of C²), the final fma (2u of ‖x‖² + C²) and the CPU's
 /// own rounding of ‖x − c‖² (2(d + 4)u of ‖x‖² + C²) — are highDimSmallFactor's.
-__host__ __device__ constexpr float highDimDotFactor(int d, bool split) {
+///   one term on operands rounded to TF32 beforehand (to nearest: within 2^−11 of themselves,
+///     which the tensor cores then read exactly): 2^−10 + 2^−22 of Σ|xᵢcᵢ|, plus d·2^−22.
+__host__ __device__ constexpr float highDimDotFactor(int d, bool split, bool rounded = false) {
   return split ? 1.01f * 3.0f * 9.5367432e-7f + 96.0f * 2.3841858e-7f + (d / 32 + 1) * 5.9604645e-8f
-               : 1.953125e-3f + 9.5367432e-7f + d * 2.3841858e-7f;
+         : rounded ? 9.765625e-4f + 2.3841858e-7f + d * 2.3841858e-7f
+                   : 1.953125e-3f + 9.5367432e-7f + d * 2.3841858e-7f;
 }
 __host__ __device__ constexpr float highDimSmallFactor(int d) {
   return (3 * d + 10) * 5.9604645e-8f;
@@ -87,10 +90,29 @@ __host__ __device__ constexpr float highDimSmallFactor(int d) {
 /// most any one v (and the CPU's distance less ‖x‖²) can be off; ×1.25 covers the FP32
 /// rounding of the bound itself and of ‖x‖ (relative errors below 10^−5). The floor covers
 /// subnormal squares.
-__device__ __forceinline__ float highDimErrorBound(int d, bool split, float x_norm, float c_norm) {
+__device__ __forceinline__ float highDimErrorBound(int d, bool split, float x_norm, float c_norm,
+                                                   bool rounded = false) {
   const float dot = 2.0f * sqrtf(x_norm) * sqrtf(c_norm);
-  return 1.25f * (highDimDotFactor(d, split) * dot + highDimSmallFactor(d) * (x_norm + c_norm)) +
+  return 1.25f * (highDimDotFactor(d, split, rounded) * dot +
+                  highDimSmallFactor(d) * (x_norm + c_norm)) +
          1e-30f;
+}
+
+/// v rounded to the nearest TF32 value (the 13 low mantissa bits dropped, half away from zero):
+/// within 2^−11 of v relatively; ∞ and NaN unchanged.
+__device__ __forceinline__ float roundToTf32(float v) {
+  unsigned bits = __float_as_uint(v);
+  if ((bits & 0x7f800000u) != 0x7f800000u) bits = (bits + 0x1000u) & 0xffffe000u;
+  return __uint_as_float(bits);
+}
+
+/// out[i] = roundToTf32(in[i]): the one-term pass's operands (rows once a run, centroids every
+/// iteration), so that its products are off by half what truncation leaves.
+__global__ void roundToTf32Kernel(const float* __restrict__ in, float* __restrict__ out,
+                                  std::size_t count) {
+  for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < count;
+       i += static_cast<std::size_t>(gridDim.x) * blockDim.x)
+    out[i] = roundToTf32(in[i]);
 }
 
 /// The lower bound a ranked row keeps on its real distance to every centroid but its own
@@ -135,6 +157,11 @@ struct HighDimTensorExtra {
   const double* drift = nullptr;  ///< the run's drift D (RunCounters::drift)
   /// [slot][2], zeroed before the iteration: rows ranked over all k, distances computed.
   unsigned long long* block_work = nullptr;
+  /// The rows and the iteration's centroids rounded to TF32 (roundToTf32Kernel), which the
+  /// one-term pass multiplies instead of the FP32 values (a bound half as wide); null where the
+  /// device had no room for the copy: the FP32 values, truncated by the tensor cores.
+  const float* rounded_points = nullptr;
+  const float* rounded_centroids = nullptr;
 };
 
 /// Adds a block's counts to its work slot (IterationStats::rows_searched, distances_computed).
@@ -203,6 +230,11 @@ __global__ void __launch_bounds__(kHdThreads, hdMinBlocks(MT, kSplit))
   const int wn = warp & 3;   // centroids [32·wn, 32·wn + 32) of each tile
   const bool weighted = a.weights != nullptr;
   const bool aligned = (d & 3) == 0;  // rows start on 16 bytes: whole float4 copies
+  // What the tensor cores multiply: the TF32-rounded copies in the one-term pass where there are
+  // some; the FP32 values in the three-term pass (it splits them itself).
+  const bool rounded = !kSplit && x.rounded_points != nullptr;
+  const float* const mma_points = rounded ? x.rounded_points : a.points;
+  const float* const mma_centroids = rounded ? x.rounded_centroids : a.centroids;
   const int slices = (d + kHdSlice - 1) / kHdSlice;
   const int centroid_tiles = (k + kHdCentroids - 1) / kHdCentroids;
   const int steps = slices * centroid_tiles;
@@ -235,7 +267,7 @@ __global__ void __launch_bounds__(kHdThreads, hdMinBlocks(MT, kSplit))
 #pragma unroll
     for (int u = 0; u < BM / 32; ++u) {
       const unsigned r = tile_rows[copy_row + 32 * u];
-      row_source[u] = r != ~0u ? a.points + static_cast<std::size_t>(r) * d : nullptr;
+      row_source[u] = r != ~0u ? mma_points + static_cast<std::size_t>(r) * d : nullptr;
     }
 
     // Issues the copies of step q (centroid tile q / slices, slice q % slices) into stage q % 3;
@@ -252,28 +284,29 @@ __global__ void __launch_bounds__(kHdThreads, hdMinBlocks(MT, kSplit))
           for (int u = 0; u < BM / 32; ++u) {
             const bool inside = column_inside && row_source[u] != nullptr;
             copyAsync<16>(as + (copy_row + 32 * u) * kHdPitch + copy_col,
-                          inside ? row_source[u] + c : a.points, inside ? 16 : 0);
+                          inside ? row_source[u] + c : mma_points, inside ? 16 : 0);
           }
 #pragma unroll
           for (int u = 0; u < kHdCentroids / 32; ++u) {
             const int j = first_centroid + copy_row + 32 * u;
             const bool inside = column_inside && j < k;
-            copyAsync<16>(as + (BM + copy_row + 32 * u) * kHdPitch + copy_col,
-                          inside ? a.centroids + static_cast<std::size_t>(j) * d + c : a.centroids,
-                          inside ? 16 : 0);
+            copyAsync<16>(
+                as + (BM + copy_row + 32 * u) * kHdPitch + copy_col,
+                inside ? mma_centroids + static_cast<std::size_t>(j) * d + c : mma_centroids,
+                inside ? 16 : 0);
           }
         } else {
           for (int i = tid; i < (BM + kHdCentroids) * kHdSlice; i += kHdThreads) {
             const int r = i >> 5, c = c0 + (i & 31);
-            const float* src = a.points;
+            const float* src = mma_points;
             bool inside = c < d;
             if (r < BM) {
               inside = inside && tile_rows[r] != ~0u;
-              if (inside) src = a.points + static_cast<std::size_t>(tile_rows[r]) * d + c;
+              if (inside) src = mma_points + static_cast<std::size_t>(tile_rows[r]) * d + c;
             } else {
               const int j = first_centroid + r - BM;
               inside = inside && j < k;
-              if (inside) src = a.centroids + static_cast<std::size_t>(j) * d + c;
+              if (inside) src = mma_centroids + static_cast<std::size_t>(j) * d + c;
             }
             copyAsync<4>(as + r * kHdPitch + (i & 31), src, inside ? 4 : 0);
           }
@@ -436,7 +469,7 @@ __global__ void __launch_bounds__(kHdThreads, hdMinBlocks(MT, kSplit))
       label = best.bestIndex();
       dist = exactRowDistance(xr, a.centroids + static_cast<std::size_t>(label) * d, d, aligned,
                               &x_norm);
-      const float err = highDimErrorBound(d, kSplit, x_norm, largest);
+      const float err = highDimErrorBound(d, kSplit, x_norm, largest, rounded);
       const float margin = 2.0f * err;
       // Data near float's range (or NaN anywhere) fall through to the exact search.
       const bool tame = x_norm + largest < 1e37f;
