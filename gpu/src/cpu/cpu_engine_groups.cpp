@@ -42,23 +42,6 @@ struct TwoSmallest {
   float first;
   float second;
 };
-/// The smallest of block[0, width) (width a multiple of 8).
-float smallest(const float* block, int width) {
-#if defined(__SSE2__)
-  __m128 low = _mm_loadu_ps(block);
-  for (int e = 4; e < width; e += 4)
-    low = _mm_min_ps(low, _mm_loadu_ps(block + e));
-  low = _mm_min_ps(low, _mm_shuffle_ps(low, low, _MM_SHUFFLE(1, 0, 3, 2)));
-  low = _mm_min_ps(low, _mm_shuffle_ps(low, low, _MM_SHUFFLE(2, 3, 0, 1)));
-  return _mm_cvtss_f32(low);
-#else
-  float low = block[0];
-  for (int e = 1; e < width; ++e)
-    low = std::min(low, block[e]);
-  return low;
-#endif
-}
-
 TwoSmallest twoSmallest(const float* block, int width) {
   float low[8], high[8];
 #if defined(__SSE2__)
@@ -318,10 +301,21 @@ void CpuEngine::assignCountedRowGrouped(std::size_t i, const float* x, float* di
                             group_column_[static_cast<std::size_t>(g)]);
   };
   const auto scoreGroup = [&](int g) {
-    const float low = smallest(dist + group_column_[static_cast<std::size_t>(g)], groupWidth(g));
+    const float low =
+        cpu::smallestOf(dist + group_column_[static_cast<std::size_t>(g)], groupWidth(g));
     searched[static_cast<std::size_t>(g)] = true;
     first[static_cast<std::size_t>(g)] = low;
     best_dist = std::min(best_dist, low);
+  };
+  // Scores every centroid of group g (their distances at dist + group_column_[g]).
+  const auto scoreWhole = [&](int g) {
+    const std::size_t column = group_column_[static_cast<std::size_t>(g)];
+    cpu::exactDistancesToColumns(
+        x, grouped_transposed_.data(), d_, stride, column,
+        static_cast<int>(group_column_[static_cast<std::size_t>(g) + 1] - column), dist + column);
+    scoreGroup(g);
+    acc.distances += static_cast<std::uint64_t>(group_begin_[static_cast<std::size_t>(g) + 1] -
+                                                group_begin_[static_cast<std::size_t>(g)]);
   };
   if (old < 0 || group_bounds_stale_) {
     // No bounds yet: each group's distance from its centre less its radius bounds every member's
@@ -346,15 +340,6 @@ void CpuEngine::assignCountedRowGrouped(std::size_t i, const float* x, float* di
     }
     // The group likeliest to hold the nearest first, then every group its bound does not clear.
     best_dist = kInfinity;
-    const auto scoreWhole = [&](int g) {
-      const std::size_t column = group_column_[static_cast<std::size_t>(g)];
-      cpu::exactDistancesToColumns(
-          x, grouped_transposed_.data(), d_, stride, column,
-          static_cast<int>(group_column_[static_cast<std::size_t>(g) + 1] - column), dist + column);
-      scoreGroup(g);
-      acc.distances += static_cast<std::uint64_t>(group_begin_[static_cast<std::size_t>(g) + 1] -
-                                                  group_begin_[static_cast<std::size_t>(g)]);
-    };
     scoreWhole(nearest_group);
     for (int g = 0; g < groups; ++g)
       if (g != nearest_group && !(centre_low[g] > cpu::upperFromSquared(best_dist))) scoreWhole(g);
@@ -388,14 +373,7 @@ void CpuEngine::assignCountedRowGrouped(std::size_t i, const float* x, float* di
     old_dist = best_dist;
     for (int g = 0; g < groups; ++g) {
       lows[g] = now_low[g];
-      if (now_low[g] > reach) continue;
-      const std::size_t column = group_column_[static_cast<std::size_t>(g)];
-      cpu::exactDistancesToColumns(
-          x, grouped_transposed_.data(), d_, stride, column,
-          static_cast<int>(group_column_[static_cast<std::size_t>(g) + 1] - column), dist + column);
-      scoreGroup(g);
-      acc.distances += static_cast<std::uint64_t>(group_begin_[static_cast<std::size_t>(g) + 1] -
-                                                  group_begin_[static_cast<std::size_t>(g)]);
+      if (!(now_low[g] > reach)) scoreWhole(g);
     }
     best = old_dist == best_dist ? old : std::numeric_limits<int>::max();
   }

@@ -43,20 +43,25 @@ void exactDistancesToAll(const float* x, const float* transposed, int d, int kp,
   exactDistancesToColumns(x, transposed, d, static_cast<std::size_t>(kp), 0, kp, dist);
 }
 
-int firstNearest(const float* dist, int width) {
-  float low = dist[0];
+float smallestOf(const float* values, int width) {
 #if defined(__SSE2__)
-  // The smallest first, in vectors (std::min stays scalar: it must honour NaN), then its place.
-  __m128 v = _mm_loadu_ps(dist);
+  // In vectors: std::min stays scalar (it must honour NaN).
+  __m128 v = _mm_loadu_ps(values);
   for (int j = 4; j < width; j += 4)
-    v = _mm_min_ps(v, _mm_loadu_ps(dist + j));
+    v = _mm_min_ps(v, _mm_loadu_ps(values + j));
   v = _mm_min_ps(v, _mm_shuffle_ps(v, v, _MM_SHUFFLE(1, 0, 3, 2)));
   v = _mm_min_ps(v, _mm_shuffle_ps(v, v, _MM_SHUFFLE(2, 3, 0, 1)));
-  low = _mm_cvtss_f32(v);
+  return _mm_cvtss_f32(v);
 #else
+  float low = values[0];
   for (int j = 1; j < width; ++j)
-    low = std::min(low, dist[j]);
+    low = std::min(low, values[j]);
+  return low;
 #endif
+}
+
+int firstNearest(const float* dist, int width) {
+  const float low = smallestOf(dist, width);
   int at = 0;
 #if defined(__SSE2__)
   // Its place: the first group of four holding it, then the lane.

@@ -14,6 +14,9 @@ void exactDistancesToAll(const float* x, const float* transposed, int d, int kp,
 void exactDistancesToColumns(const float* x, const float* transposed, int d, std::size_t stride,
                              std::size_t first, int width, float* dist);
 
+/// The smallest of values[0, width) (width a multiple of 4; no NaN).
+float smallestOf(const float* values, int width);
+
 /// The first position of the smallest of dist[0, width) (width a multiple of 8; no NaN): the
 /// full search's label when columns past the centroids hold +∞.
 int firstNearest(const float* dist, int width);
