@@ -53,6 +53,20 @@ for program in kmeans-studio kmeans-cli kmeans-bench; do
   echo "$program --version: $version"
   grep -q "0\.\|[0-9]\." <<< "$version" || fail "$program --version printed '$version'"
 done
+# The MP4 encoder, when the build has FFmpeg: a module of its own that the programs load only
+# when they write an MP4 (so FFmpeg's libraries are not loaded at every start); the packaged
+# kmeans-cli finds the packaged module and writes a clip with it.
+if [ -f build/app/libkms_clip_mp4.so ]; then
+  grep -q " \./usr/lib/kmeans-studio/libkms_clip_mp4.so\$" <<< "$contents" ||
+    fail "missing usr/lib/kmeans-studio/libkms_clip_mp4.so"
+  if ldd "$unpacked/usr/bin/kmeans-cli" | grep -q libavcodec; then
+    fail "kmeans-cli links FFmpeg itself (only its MP4 module should)"
+  fi
+  QT_QPA_PLATFORM=offscreen "$unpacked/usr/bin/kmeans-cli" --generate blobs --points 300 -k 3 \
+    --animate "$unpacked/clip.mp4" -q > /dev/null || fail "the packaged kmeans-cli cannot write an MP4"
+  [ -s "$unpacked/clip.mp4" ] || fail "the packaged kmeans-cli wrote no MP4"
+  echo "kmeans-cli --animate clip.mp4: $(du -h "$unpacked/clip.mp4" | cut -f1), with the packaged MP4 module"
+fi
 # The Python package, when the build made it: importable from the unpacked tree, its module
 # loading the packaged engine.
 if [ -d build/python/kmeans_studio ]; then
