@@ -1,8 +1,8 @@
 #include "clip/clip_encoder.h"
 
 #include <QDir>
+#include <QFile>
 #include <QFileInfo>
-#include <QLibrary>
 #include <QStringList>
 
 #include <dlfcn.h>
@@ -52,13 +52,15 @@ std::unique_ptr<ClipEncoder> loadMp4Encoder(QSize size, int framesPerSecond) {
     for (const QString& dir : dirs) {
       const QString path = QDir(dir).filePath(QStringLiteral("libkms_clip_mp4.so"));
       if (!QFileInfo::exists(path)) continue;
-      auto* library = new QLibrary(path);  // kept loaded for the program's life
-      if (library->load()) {
-        make = reinterpret_cast<Make>(library->resolve("kmsClipMakeMp4Encoder"));
+      // Kept loaded for the program's life (never closed).
+      if (void* library = dlopen(QFile::encodeName(path).constData(), RTLD_NOW | RTLD_LOCAL)) {
+        make = reinterpret_cast<Make>(dlsym(library, "kmsClipMakeMp4Encoder"));
         if (make) return;
+        tried << path + QStringLiteral(": no kmsClipMakeMp4Encoder in it");
+        continue;
       }
-      tried << library->errorString();
-      delete library;
+      const char* why = dlerror();
+      tried << QString::fromLocal8Bit(why ? why : "cannot be loaded");
     }
     problem =
         tried.isEmpty()
