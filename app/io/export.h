@@ -118,7 +118,8 @@ struct RunReport {
 /// "restarts", "colour_space", "compaction", "rows_are", "dither", "backend", "device",
 /// "backend_note"}, "iterations" [{"iteration", "inertia", "changed", "changed_fraction",
 /// "max_shift", "empty_clusters", "converged", "ms" {"assign", "reduce", "update", "copy",
-/// "compute"}, and with --track-quality "psnr", "delta_e" (estimated on a sample)}], "starts"
+/// "compute"}, "rows_searched" and "distances_computed" where the engine counts them, and with
+/// --track-quality "psnr", "delta_e" (estimated on a sample)}], "starts"
 /// [{"start", "seed", "iterations", "converged", "stop_rule", "inertia", and with
 /// --track-quality "psnr", "delta_e"}], "best_start", "iteration_count", "converged",
 /// "stop_rule" (toString(StopRule)), "final_inertia" (null without iterations), for pictures
