@@ -45,6 +45,7 @@ BackendInfo CpuEngine::info() const {
 void CpuEngine::setData(const DataView& data) {
   has_data_ = false;
   initialized_ = false;
+  seeding_tree_.reset();                       // of the previous data
   share_ = shareOfRows(*collective_, data.n);  // where this rank's rows sit among all
   summary_ = summarizeData(data, pool_.size(), collective_.get(), share_.first_row);
   data_ = data;

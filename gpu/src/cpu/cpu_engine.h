@@ -8,6 +8,7 @@
 
 #include "common/principal_axis.h"
 #include "common/thread_pool.h"
+#include "cpu/seeding_tree.h"
 #include "kmeans/collective.h"
 #include "kmeans/engine.h"
 #include "kmeans/testing.h"
@@ -106,6 +107,9 @@ class CpuEngine final : public Engine {
   /// The centred positions (up to count × d values) EmptyClusterPolicy::ReseedFarthest takes.
   std::vector<float> farthestPositions(int count);
 
+  /// k-means++'s k-d tree of this data's rows (d ≤ 8), kept for every start on the same data.
+  std::unique_ptr<cpu::SeedingTree> seeding_tree_;
+  bool seeding_tree_greedy_ = false;  ///< its nodes keep greedy term sums
   CpuTuning tuning_;
   ThreadPool pool_;
   std::shared_ptr<Collective> collective_;  ///< never null: soloCollective() alone

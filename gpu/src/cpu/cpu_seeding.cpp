@@ -89,8 +89,13 @@ void CpuEngine::initPlusPlus(bool greedy) {
     sums[c] = s;
   };
 
-  std::unique_ptr<cpu::SeedingTree> tree;
-  if (d_ <= kTreeMaxDims && n * static_cast<std::size_t>(d_) <= kTreeMaxValues && k_ > 2) {
+  // The tree depends only on the data (and whether its nodes keep greedy term sums): built once
+  // for every start on the same data; each seeding describes its nodes afresh at its second step.
+  cpu::SeedingTree* tree = nullptr;
+  const bool use_tree =
+      d_ <= kTreeMaxDims && n * static_cast<std::size_t>(d_) <= kTreeMaxValues && k_ > 2;
+  if (use_tree && (!seeding_tree_ || seeding_tree_greedy_ != greedy)) {
+    seeding_tree_.reset();
     std::vector<float> centred(n * static_cast<std::size_t>(d_));
     pool_.parallelFor(chunks, [&](std::size_t c, int) {
       for (std::size_t i = c * kSamplingChunk; i < std::min(n, (c + 1) * kSamplingChunk); ++i)
@@ -102,9 +107,11 @@ void CpuEngine::initPlusPlus(bool greedy) {
       for (std::size_t i = 0; i < n; ++i)
         weights[i] = pointWeight(i);
     }
-    tree = std::make_unique<cpu::SeedingTree>(centred.data(), weights.data(), scaled, scale, n, d_,
-                                              greedy);
+    seeding_tree_ = std::make_unique<cpu::SeedingTree>(centred.data(), weights.data(), scaled,
+                                                       scale, n, d_, greedy);
+    seeding_tree_greedy_ = greedy;
   }
+  if (use_tree) tree = seeding_tree_.get();
 
   std::atomic<bool> stopped{false};  // a chunk saw the interrupt flag (it may be lowered since)
   auto stopHere = [&] {
