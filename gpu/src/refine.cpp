@@ -55,17 +55,26 @@ std::vector<float> hartiganMoves(const DataView& data, int k, const std::vector<
   };
   for (std::size_t j = 0; j < kk; ++j)
     setMean(j);
+  const auto squaredTo = [&](std::size_t i, std::size_t j) {  // ‖x_i − mean_j‖²
+    double s = 0.0;
+    for (std::size_t c = 0; c < d; ++c) {
+      const double t = double(data.points[i * d + c]) - mean[c * kk + j];
+      s += t * t;
+    }
+    return s;
+  };
+  // What a row of weight w at squared distance s adds to the sum by joining cluster j, and
+  // what it takes away by leaving it (the means move with it).
+  const auto joinCost = [&](double w, std::size_t j, double s) {
+    return weight[j] > 0.0 ? w * weight[j] / (weight[j] + w) * s : 0.0;
+  };
+  const auto leaveCost = [&](double w, std::size_t j, double s) {
+    return w * weight[j] / (weight[j] - w) * s;
+  };
   const auto sse = [&] {
     double total = 0.0;
-    for (std::size_t i = 0; i < n; ++i) {
-      const std::size_t l = std::size_t(labels[i]);
-      double s = 0.0;
-      for (std::size_t c = 0; c < d; ++c) {
-        const double t = double(data.points[i * d + c]) - mean[c * kk + l];
-        s += t * t;
-      }
-      total += rowWeight(data, i) * s;
-    }
+    for (std::size_t i = 0; i < n; ++i)
+      total += rowWeight(data, i) * squaredTo(i, std::size_t(labels[i]));
     return total;
   };
   report.sse_before = sse();
@@ -78,15 +87,6 @@ std::vector<float> hartiganMoves(const DataView& data, int k, const std::vector<
   std::vector<std::int32_t> proposal(n, -1);
   std::vector<std::vector<double>> scratch(std::size_t(pool.size()), std::vector<double>(kk));
   constexpr std::size_t kChunk = 2048;
-  const auto costOf = [&](std::size_t i, std::size_t j, double w, bool leaving) {
-    double s = 0.0;
-    for (std::size_t c = 0; c < d; ++c) {
-      const double t = double(data.points[i * d + c]) - mean[c * kk + j];
-      s += t * t;
-    }
-    if (leaving) return w * weight[j] / (weight[j] - w) * s;
-    return weight[j] > 0.0 ? w * weight[j] / (weight[j] + w) * s : 0.0;
-  };
   bool stopped = false;
   for (int pass = 0; pass < options.max_passes && !stopped; ++pass) {
     pool.parallelFor((n + kChunk - 1) / kChunk, [&](std::size_t chunk, int worker) {
@@ -105,11 +105,10 @@ std::vector<float> hartiganMoves(const DataView& data, int k, const std::vector<
             dist[j] += t * t;
           }
         }
-        const double out = w * weight[a] / (weight[a] - w) * dist[a];
-        double best = out * (1.0 - kMoveMargin);
+        double best = leaveCost(w, a, dist[a]) * (1.0 - kMoveMargin);
         for (std::size_t b = 0; b < kk; ++b) {
           if (b == a) continue;
-          const double in = weight[b] > 0.0 ? w * weight[b] / (weight[b] + w) * dist[b] : 0.0;
+          const double in = joinCost(w, b, dist[b]);
           if (in < best) {  // strict: among equal gains the lower index
             best = in;
             proposal[i] = std::int32_t(b);
@@ -128,7 +127,9 @@ std::vector<float> hartiganMoves(const DataView& data, int k, const std::vector<
       const double w = rowWeight(data, i);
       if (!(weight[a] - w > 0.0)) continue;
       // Earlier moves of this pass changed some means: the move is made only if it still gains.
-      if (!(costOf(i, to, w, false) < costOf(i, a, w, true) * (1.0 - kMoveMargin))) continue;
+      if (!(joinCost(w, to, squaredTo(i, to)) <
+            leaveCost(w, a, squaredTo(i, a)) * (1.0 - kMoveMargin)))
+        continue;
       weight[a] -= w;
       weight[to] += w;
       for (std::size_t c = 0; c < d; ++c) {

@@ -67,7 +67,9 @@ void expectSameRun(const RunResult& a, const RunResult& b) {
   EXPECT_EQ(a.last.labels, b.last.labels);
 }
 
-int kFor(const Data& data) { return data.counts.empty() ? 24 : 128; }
+int kFor(const Data& data) {
+  return data.counts.empty() ? 24 : 128;
+}
 
 RunResult uninterrupted(const Data& data) {
   auto engine = createCpuEngine(2);

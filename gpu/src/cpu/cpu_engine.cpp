@@ -98,21 +98,18 @@ void CpuEngine::initialize(const KMeansConfig& config) {
     acc.coord.assign(static_cast<std::size_t>(k_) * d_, 0);
     acc.weight.assign(k_, 0);
   }
-
   chunk_inertia_.assign(chunkCount(data_.n, kAssignChunk), 0.0);
   kept_.coord.assign(static_cast<std::size_t>(k_) * d_, 0);
   kept_.weight.assign(k_, 0);
   kept_.changed = 0;
-  bounds_.assign(data_.counts ? 2 * data_.n : 0, 0.0f);
   shifts_.assign(static_cast<std::size_t>(k_) + 2, 0.0f);
   largest_shift_ = -1;
   groups_ = groupCountFor();
   if (groups_ > 0) formGroups();
+  // Hamerly's (upper, lower) a counted row, where the group bounds do not take their place.
+  bounds_.assign(data_.counts && groups_ == 0 ? 2 * data_.n : 0, 0.0f);
   distance_width_ = static_cast<std::size_t>(k_padded_);
-  if (groups_ > 0) {
-    transposeGroups();
-    distance_width_ = std::max(distance_width_, group_column_.back());
-  }
+  if (groups_ > 0) distance_width_ = std::max(distance_width_, group_column_.back());
   distance_scratch_.assign(static_cast<std::size_t>(pool_.size()),
                            std::vector<float>(distance_width_ + static_cast<std::size_t>(d_)));
   group_stride_ = (groups_ + 3) & ~3;

@@ -89,13 +89,17 @@ class CpuEngine final : public Engine {
   /// How many groups of centroids the group bounds use for this run (0: Hamerly's one bound).
   int groupCountFor() const;
   /// Splits the seeded centroids into groups_ groups of nearby ones (a few Lloyd rounds on the
-  /// centroids themselves); drops groups left empty.
+  /// centroids themselves), drops groups left empty and lays out the grouped copy's columns.
   void formGroups();
-  /// The grouped copy of the centroids for the vectorised search of one group.
+  /// The grouped copy of the centroids for the vectorised search of one group, and the groups'
+  /// centres and radii (every step).
   void transposeGroups();
   /// Whether row i (centred `x`) keeps its label with the current centroids by its group bounds
   /// alone (read only: assign()'s look at the coming step; needs prepareGroupDecay()).
   bool settledByGroupBounds(std::size_t i, const float* x) const;
+  /// Row i's group bounds lowered by its groups' moves since its stamp (now_low, group_stride_
+  /// values) and the smallest of them.
+  float groupLowBound(std::size_t i, float* now_low) const;
   /// group_decay_ for the step about to run.
   void prepareGroupDecay();
   /// Each group's largest centroid move of the last update (from shifts_), summed into
@@ -150,7 +154,7 @@ class CpuEngine final : public Engine {
   // iteration's accumulators hold only the moves of rows whose label changed; each row keeps
   // (upper, lower) bounds on the distance to its centroid and to every other (Hamerly).
   Accumulator kept_;
-  std::vector<float> bounds_;  // n × (upper, lower), valid once labels_ are
+  std::vector<float> bounds_;  // n × (upper, lower), valid once labels_ are; none with groups_
   /// k + 2: each centroid's last move, inflated; [k] the largest, [k + 1] the second largest.
   std::vector<float> shifts_;
   int largest_shift_ = -1;  ///< the centroid that moved most (−1: none yet)

@@ -1,6 +1,7 @@
 // The CPU engine's group bounds for compact data at many centroids (Yinyang k-means, Ding et al.,
-// ICML 2015): each row keeps, besides the upper bound on the distance to its own centroid, a
-// lower bound on the distance to every other centroid of each group of nearby centroids.
+// ICML 2015): each row keeps a lower bound on the distance to every other centroid of each group
+// of nearby centroids, and is settled against its exact distance to its own (which the inertia
+// needs anyway).
 //
 // Why the labels stay the full search's: every bound carries the relative slack kBoundSlack
 // (far above the rounding of a float distance of d ≤ 64 terms), upper bounds rounded up and lower
@@ -30,8 +31,8 @@ constexpr int kGroupRounds = 5;
 /// Centroids a group on average: Yinyang's k/10, rounded to the power of two that ran fastest
 /// on photos' distinct colours at k = 256.
 constexpr int kCentroidsPerGroup = 16;
-/// The group bounds' memory (two buffers of n × groups floats) stays under this many floats.
-constexpr std::size_t kMaxGroupBoundFloats = std::size_t(1) << 26;
+/// The group bounds' memory (n × groups floats) stays under this many floats.
+constexpr std::size_t kMaxGroupBoundFloats = std::size_t(1) << 25;
 
 constexpr float kInfinity = std::numeric_limits<float>::infinity();
 
@@ -107,7 +108,7 @@ float lowerBounds(const float* lows, const float* decay, int stride, float keep,
 int CpuEngine::groupCountFor() const {
   if (!tuning_.group_bounds || !data_.counts || k_ < kGroupMinK || d_ > kGroupBoundsMaxD) return 0;
   int groups = std::min(kMaxGroups, k_ / kCentroidsPerGroup);
-  const std::size_t most = kMaxGroupBoundFloats / 2 / std::max<std::size_t>(data_.n, 1);
+  const std::size_t most = kMaxGroupBoundFloats / std::max<std::size_t>(data_.n, 1);
   groups = static_cast<int>(std::min<std::size_t>(static_cast<std::size_t>(groups), most));
   return groups >= 2 ? groups : 0;
 }
@@ -177,7 +178,24 @@ void CpuEngine::formGroups() {
     group_members_[static_cast<std::size_t>(
         next[static_cast<std::size_t>(group_of_[static_cast<std::size_t>(j)])]++)] = j;
   group_shifts_.assign(static_cast<std::size_t>(groups_), 0.0f);
-  if (groups_ < 2) groups_ = 0;  // one group is Hamerly's bound
+  if (groups_ < 2) {  // one group is Hamerly's bound
+    groups_ = 0;
+    return;
+  }
+  // The grouped copy's layout (transposeGroups fills it every step): each group's centroids in
+  // adjacent columns, the group padded to a multiple of 8 columns.
+  group_column_.assign(static_cast<std::size_t>(groups_) + 1, 0);
+  group_column_of_.resize(static_cast<std::size_t>(k_));
+  for (int g = 0; g < groups_; ++g) {
+    const int begin = group_begin_[static_cast<std::size_t>(g)];
+    const int end = group_begin_[static_cast<std::size_t>(g) + 1];
+    const std::size_t first = group_column_[static_cast<std::size_t>(g)];
+    for (int e = begin; e < end; ++e)
+      group_column_of_[static_cast<std::size_t>(group_members_[static_cast<std::size_t>(e)])] =
+          first + static_cast<std::size_t>(e - begin);
+    group_column_[static_cast<std::size_t>(g) + 1] =
+        first + ((static_cast<std::size_t>(end - begin) + 7) & ~std::size_t(7));
+  }
 }
 
 void CpuEngine::updateGroupShifts() {
@@ -213,71 +231,58 @@ void CpuEngine::prepareGroupDecay() {
 }
 
 void CpuEngine::transposeGroups() {
-  // Each group's centroids side by side, the group padded to a multiple of 8 columns with +∞
-  // (distance +∞: never nearest), so that one group's distances are one vectorised pass.
-  group_column_.assign(static_cast<std::size_t>(groups_) + 1, 0);
-  for (int g = 0; g < groups_; ++g) {
-    const std::size_t members = static_cast<std::size_t>(
-        group_begin_[static_cast<std::size_t>(g) + 1] - group_begin_[static_cast<std::size_t>(g)]);
-    group_column_[static_cast<std::size_t>(g) + 1] =
-        group_column_[static_cast<std::size_t>(g)] + ((members + 7) & ~std::size_t(7));
-  }
-  // Each group's centre (its centroids' mean) and radius (the farthest one from it), in double.
+  // The centroids in the grouped layout, padding +∞ (distance +∞: never nearest), so that one
+  // group's distances are one vectorised pass; and each group's centre (its centroids' mean) and
+  // radius (the farthest one from it), in double, for the first assignment's bounds.
   const std::size_t d = static_cast<std::size_t>(d_);
+  const std::size_t stride = group_column_.back();
+  grouped_transposed_.assign(d * stride, kInfinity);
   group_centre_.assign(static_cast<std::size_t>(groups_) * d, 0.0);
   group_radius_.assign(static_cast<std::size_t>(groups_), 0.0);
+  const auto centroid = [&](int e) {
+    return &centroids_[static_cast<std::size_t>(group_members_[static_cast<std::size_t>(e)]) * d];
+  };
   for (int g = 0; g < groups_; ++g) {
-    double* centre = &group_centre_[static_cast<std::size_t>(g) * d];
     const int begin = group_begin_[static_cast<std::size_t>(g)];
     const int end = group_begin_[static_cast<std::size_t>(g) + 1];
-    for (int e = begin; e < end; ++e)
-      for (std::size_t c = 0; c < d; ++c)
-        centre[c] +=
-            centroids_[static_cast<std::size_t>(group_members_[static_cast<std::size_t>(e)]) * d +
-                       c];
-    for (std::size_t c = 0; c < d; ++c)
-      centre[c] /= double(end - begin);
+    double* centre = &group_centre_[static_cast<std::size_t>(g) * d];
+    for (int e = begin; e < end; ++e) {
+      const float* c = centroid(e);
+      const std::size_t column =
+          group_column_[static_cast<std::size_t>(g)] + static_cast<std::size_t>(e - begin);
+      for (std::size_t v = 0; v < d; ++v) {
+        grouped_transposed_[v * stride + column] = c[v];
+        centre[v] += c[v];
+      }
+    }
+    for (std::size_t v = 0; v < d; ++v)
+      centre[v] /= double(end - begin);
     double radius = 0.0;
     for (int e = begin; e < end; ++e) {
+      const float* c = centroid(e);
       double squared = 0.0;
-      for (std::size_t c = 0; c < d; ++c) {
-        const double t =
-            double(
-                centroids_[static_cast<std::size_t>(group_members_[static_cast<std::size_t>(e)]) *
-                               d +
-                           c]) -
-            centre[c];
+      for (std::size_t v = 0; v < d; ++v) {
+        const double t = double(c[v]) - centre[v];
         squared += t * t;
       }
       radius = std::max(radius, std::sqrt(squared));
     }
     group_radius_[static_cast<std::size_t>(g)] = radius;
   }
-  const std::size_t stride = group_column_.back();
-  group_column_of_.resize(static_cast<std::size_t>(k_));
-  grouped_transposed_.assign(static_cast<std::size_t>(d_) * stride, kInfinity);
-  for (int g = 0; g < groups_; ++g)
-    for (int e = group_begin_[static_cast<std::size_t>(g)];
-         e < group_begin_[static_cast<std::size_t>(g) + 1]; ++e) {
-      const std::size_t j = static_cast<std::size_t>(group_members_[static_cast<std::size_t>(e)]);
-      const std::size_t column =
-          group_column_[static_cast<std::size_t>(g)] +
-          static_cast<std::size_t>(e - group_begin_[static_cast<std::size_t>(g)]);
-      group_column_of_[j] = column;
-      for (int c = 0; c < d_; ++c)
-        grouped_transposed_[static_cast<std::size_t>(c) * stride + column] =
-            centroids_[j * static_cast<std::size_t>(d_) + static_cast<std::size_t>(c)];
-    }
+}
+
+float CpuEngine::groupLowBound(std::size_t i, float* now_low) const {
+  const float* decay = &group_decay_[static_cast<std::size_t>(group_stamps_[i]) *
+                                     static_cast<std::size_t>(group_stride_)];
+  return lowerBounds(&group_bounds_[i * static_cast<std::size_t>(group_stride_)], decay,
+                     group_stride_, 1.0f - kBoundSlack, now_low);
 }
 
 bool CpuEngine::settledByGroupBounds(std::size_t i, const float* x) const {
   const int old = labels_[i];
   if (old < 0) return false;
-  const float* decay = &group_decay_[static_cast<std::size_t>(group_stamps_[i]) *
-                                     static_cast<std::size_t>(group_stride_)];
   float now_low[kMaxGroups];
-  const float nearest_low = lowerBounds(&group_bounds_[i * static_cast<std::size_t>(group_stride_)],
-                                        decay, group_stride_, 1.0f - kBoundSlack, now_low);
+  const float nearest_low = groupLowBound(i, now_low);
   const float own = exact::squaredDistance(x, &centroids_[static_cast<std::size_t>(old) * d_], d_);
   return cpu::upperFromSquared(own) < nearest_low;
 }
@@ -294,8 +299,7 @@ void CpuEngine::assignCountedRowGrouped(std::size_t i, const float* x, float* di
   float old_dist = 0.0f;  // the distance to the old centroid, once scored
   // The scored groups' distances sit at dist + group_column_[g]; each group's smallest.
   std::array<float, kMaxGroups> first;
-  std::array<bool, kMaxGroups> searched;
-  std::fill_n(searched.begin(), groups, false);
+  std::array<bool, kMaxGroups> searched;  // set where a row is searched (not for a settled one)
   const auto groupWidth = [&](int g) {
     return static_cast<int>(group_column_[static_cast<std::size_t>(g) + 1] -
                             group_column_[static_cast<std::size_t>(g)]);
@@ -323,6 +327,7 @@ void CpuEngine::assignCountedRowGrouped(std::size_t i, const float* x, float* di
     // nearest first until the next one's bound clears the best distance found; the others keep
     // that bound.
     ++acc.rows_searched;
+    std::fill_n(searched.begin(), groups, false);
     float centre_low[kMaxGroups];
     int nearest_group = 0;
     for (int g = 0; g < groups; ++g) {
@@ -355,10 +360,8 @@ void CpuEngine::assignCountedRowGrouped(std::size_t i, const float* x, float* di
   } else {
     // Every group's bound falls by its moves since the row's stamp (lows keeps the stamped ones
     // until the row is searched: a settled row writes nothing).
-    const float* decay = &group_decay_[static_cast<std::size_t>(group_stamps_[i]) *
-                                       static_cast<std::size_t>(group_stride_)];
     float now_low[kMaxGroups];
-    const float nearest_low = lowerBounds(lows, decay, group_stride_, keep, now_low);
+    const float nearest_low = groupLowBound(i, now_low);
     const float enough = std::max(nearest_low, half_gap_[static_cast<std::size_t>(old)]);
     best_dist = exact::squaredDistance(x, &previous_[static_cast<std::size_t>(old) * d_], d_);
     ++acc.distances;
@@ -370,6 +373,7 @@ void CpuEngine::assignCountedRowGrouped(std::size_t i, const float* x, float* di
     }
     // The groups whose bound the own centroid's distance does not clear may hold one as near.
     ++acc.rows_searched;
+    std::fill_n(searched.begin(), groups, false);
     old_dist = best_dist;
     for (int g = 0; g < groups; ++g) {
       lows[g] = now_low[g];
