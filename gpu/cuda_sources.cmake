@@ -7,6 +7,7 @@ set(KMS_CUDA_SOURCES
   src/cuda/cuda_engine_loop.cu
   src/cuda/cuda_engine_starts.cu
   src/cuda/cuda_engine_seeding.cu
+  src/cuda/cuda_engine_parallel_seeding.cu
   src/cuda/cuda_engine_shard.cu
   src/cuda/cuda_engine_snapshot.cu
   src/cuda/cuda_engine_sorted.cu
@@ -33,6 +34,7 @@ set(KMS_CUDA_SOURCES
   src/cuda/kernels/exact_assign.cu
   src/cuda/kernels/exact_checks.cu
   src/cuda/kernels/init_kernels.cu
+  src/cuda/kernels/parallel_seeding_kernels.cu
   src/cuda/kernels/iteration_kernels.cu
   src/cuda/kernels/sorted_iteration.cu
   src/cuda/kernels/wide_iteration.cu

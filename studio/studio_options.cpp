@@ -57,7 +57,7 @@ std::optional<StudioOptions> parseStudioOptions(const QCoreApplication& app) {
   const QCommandLineOption noise = opt("noise", "Generated noise (default 0.05).", "x");
   const QCommandLineOption k = opt("k", "Number of clusters.", "k");
   const QCommandLineOption init =
-      opt("init", "Initialisation: kmeans++, greedy or random.", "method");
+      opt("init", "Initialisation: greedy, kmeans++, kmeans|| or random.", "method");
   const QCommandLineOption seed = opt("seed", "Random seed of the initialisation.", "s");
   const QCommandLineOption maxIter = opt("max-iterations", "Iteration limit.", "n");
   const QCommandLineOption tolerance = opt("tolerance", "Convergence tolerance.", "t");
@@ -166,7 +166,7 @@ std::optional<StudioOptions> parseStudioOptions(const QCoreApplication& app) {
     if (parser.isSet(init)) {
       o.init = kms::parseInitMethod(parser.value(init).toStdString());
       if (!o.init || *o.init == kms::InitMethod::Given)
-        throw Failure{QStringLiteral("--init takes kmeans++, greedy or random")};
+        throw Failure{QStringLiteral("--init takes greedy, kmeans++, kmeans|| or random")};
     }
     if (parser.isSet(seed)) o.seed = std::uint64_t(toInt(parser.value(seed), "seed", 0));
     if (parser.isSet(maxIter)) o.maxIterations = toInt(parser.value(maxIter), "max-iterations", 1);

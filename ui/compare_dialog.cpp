@@ -51,6 +51,7 @@ CompareDialog::CompareDialog(kms::app::DatasetPtr dataset, const session::RunSet
     side.init = new QComboBox(this);
     side.init->addItem(tr("Greedy k-means++"), int(kms::InitMethod::GreedyKMeansPlusPlus));
     side.init->addItem(tr("k-means++"), int(kms::InitMethod::KMeansPlusPlus));
+    side.init->addItem(tr("k-means|| (many points)"), int(kms::InitMethod::KMeansParallel));
     side.init->addItem(tr("Random points"), int(kms::InitMethod::Random));
     side.seed = new QSpinBox(this);
     side.seed->setRange(0, 999999999);

@@ -107,11 +107,13 @@ QWidget* ControlsPanel::buildParameterGroup() {
   init_ = new QComboBox(group);
   init_->addItem(tr("Greedy k-means++"), int(kms::InitMethod::GreedyKMeansPlusPlus));
   init_->addItem(tr("k-means++"), int(kms::InitMethod::KMeansPlusPlus));
+  init_->addItem(tr("k-means|| (many points)"), int(kms::InitMethod::KMeansParallel));
   init_->addItem(tr("Random points"), int(kms::InitMethod::Random));
   init_->setToolTip(
       tr("k-means++ spreads the first centroids out (D² sampling); greedy k-means++ draws a few "
-         "candidates for each and keeps the best (slower start, better result); random picks "
-         "k distinct points"));
+         "candidates for each and keeps the best (slower start, better result); k-means|| "
+         "samples about 2k points in each of 5 rounds and reduces them to k (for millions of "
+         "points: 6 passes instead of k); random picks k distinct points"));
   seed_ = new QSpinBox(group);
   seed_->setRange(0, 999999999);
   seed_->setToolTip(tr("Same data, settings and seed give exactly the same run"));

@@ -91,7 +91,8 @@ CliOptions parseCommandLine(const QStringList& arguments) {
       {{"k", "clusters"}, "Number of clusters (required).", "K"},
       {"init",
        "Initial centroids: greedy (default; greedy k-means++: 2 + ln k candidates per centroid, "
-       "the best kept), kmeans++ or random.",
+       "the best kept), kmeans++, kmeans|| (k-means||: 5 rounds that sample 2k rows each, for "
+       "many millions of rows and across processes) or random.",
        "METHOD", "greedy"},
       {"init-centroids",
        "Start from the centroids in FILE (k rows of d values, e.g. written by --out-centroids "
@@ -275,9 +276,10 @@ CliOptions parseCommandLine(const QStringList& arguments) {
     if (parser.isSet("restarts") && intValue(parser, "restarts", 1) > 1)
       throw UsageError("--init-centroids gives one start; drop --restarts");
   }
-  options.config.init = choice(parser, "init", parseInitMethod, "greedy, kmeans++ or random");
+  options.config.init =
+      choice(parser, "init", parseInitMethod, "greedy, kmeans++, kmeans|| or random");
   if (options.config.init == InitMethod::Given)
-    badValue(parser, "init", "greedy, kmeans++ or random");
+    badValue(parser, "init", "greedy, kmeans++, kmeans|| or random");
   bool seedOk = false;
   options.config.seed = parser.value("seed").toULongLong(&seedOk);
   if (!seedOk) badValue(parser, "seed", "a non-negative integer");

@@ -59,6 +59,8 @@ std::string_view toString(InitMethod method) {
       return "kmeans++";
     case InitMethod::GreedyKMeansPlusPlus:
       return "greedy-kmeans++";
+    case InitMethod::KMeansParallel:
+      return "kmeans||";
     case InitMethod::Given:
       return "given";
   }
@@ -81,6 +83,8 @@ std::optional<InitMethod> parseInitMethod(std::string_view text) {
     return InitMethod::KMeansPlusPlus;
   if (text == "greedy-kmeans++" || text == "greedy-k-means++" || text == "greedy")
     return InitMethod::GreedyKMeansPlusPlus;
+  if (text == "kmeans||" || text == "k-means||" || text == "parallel")
+    return InitMethod::KMeansParallel;
   if (text == "given") return InitMethod::Given;
   return std::nullopt;
 }

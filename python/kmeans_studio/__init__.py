@@ -48,7 +48,7 @@ __all__ = ["KMeans", "Trace", "quantize", "show", "write_trace"]
 __version__ = "0.1.0"
 
 _SPACES = ("srgb", "linear", "lab", "oklab")
-_INITS = ("greedy-k-means++", "k-means++", "random")
+_INITS = ("greedy-k-means++", "k-means++", "k-means||", "random")
 
 
 class KMeans(ClusterMixin, TransformerMixin, BaseEstimator):
@@ -58,9 +58,11 @@ class KMeans(ClusterMixin, TransformerMixin, BaseEstimator):
     ----------
     n_clusters : int, default 8
         Number of clusters, 1 to 65,535.
-    init : {"greedy-k-means++", "k-means++", "random"} or array of shape (n_clusters, n_features)
+    init : {"greedy-k-means++", "k-means++", "k-means||", "random"} or array of shape (n_clusters, n_features)
         How each start chooses its first centroids. Greedy k-means++ (the default, as in
-        scikit-learn) draws 2 + ⌊ln k⌋ candidates per centroid and keeps the best.
+        scikit-learn) draws 2 + ⌊ln k⌋ candidates per centroid and keeps the best; k-means||
+        samples about 2k rows in each of 5 rounds and reduces them to k (for many millions of
+        rows).
     n_init : int, default 1
         Starts (seeds S, S + 1, …); the lowest inertia wins, ties to the earlier start. On a GPU
         several run at once.

@@ -158,7 +158,8 @@ py::dict fit(const FloatArray& x, std::optional<FloatArray> weights,
   } else {
     const auto method = kms::parseInitMethod(init);
     if (!method || *method == kms::InitMethod::Given)
-      throw py::value_error("init must be 'greedy-k-means++', 'k-means++', 'random' or an array");
+      throw py::value_error(
+          "init must be 'greedy-k-means++', 'k-means++', 'k-means||', 'random' or an array");
     config.init = *method;
   }
   const auto policy = kms::parseEmptyClusterPolicy(empty_clusters);

@@ -32,7 +32,8 @@ def read_cli_outputs(labels_csv, centroids_csv):
     return labels, centroids
 
 
-@pytest.mark.parametrize("n_init, init", [(1, "greedy-k-means++"), (3, "k-means++"), (2, "random")])
+@pytest.mark.parametrize("n_init, init", [(1, "greedy-k-means++"), (3, "k-means++"),
+                                          (2, "k-means||"), (2, "random")])
 def test_equals_kmeans_cli_bit_for_bit(tmp_path, n_init, init):
     cli = os.environ.get("KMS_CLI")
     if not cli:

@@ -387,7 +387,7 @@ TEST(Cli, BadArgumentsExitWithOne) {
       {{csv}, "missing -k"},
       {{csv, "-k", "zero"}, "-k needs an integer ≥ 1, not 'zero'"},
       {{csv, "-k", "0"}, "needs an integer ≥ 1"},
-      {{csv, "-k", "3", "--init", "magic"}, "--init needs greedy, kmeans++ or random"},
+      {{csv, "-k", "3", "--init", "magic"}, "--init needs greedy, kmeans++, kmeans|| or random"},
       {{csv, "-k", "3", "--backend", "tpu"}, "--backend needs auto, cuda, cuda-all or cpu"},
       {{csv, "-k", "3", "--devices", "0,0"}, "--devices: GPU 0 is listed twice."},
       {{csv, "-k", "3", "--devices", "one"}, "--devices: \"one\" is not a GPU number"},

@@ -8,7 +8,8 @@
 #     checkpoint intact; resumed with 2 ranks, the run gives the same files again;
 #  3. a text file (header, ids, comments) read by 2–4 ranks, each from its slice of the bytes, gives
 #     the same files again, and a bad value in one rank's rows is named by its line in the file;
-#  4. bad input: more ranks than blocks of rows, a checkpoint of another data set, ranks started
+#  4. --init kmeans|| on 3 ranks gives one process's files;
+#  5. bad input: more ranks than blocks of rows, a checkpoint of another data set, ranks started
 #     with different options: one clear message and every rank exits.
 #   tests/distributed/ranks.sh path/to/kmeans-cli [mpirun]
 set -euo pipefail
@@ -55,6 +56,17 @@ for run in "1 npy" "2 bin 1,2" "3 npy 1,3,2" "4 npy 3,1,1,2"; do
     --out-labels "$work/labels.csv" --out-centroids "$work/centroids.csv"
   same "$work/labels.csv" "$work/centroids.csv" "$1 ranks, .$2, shares ${3:-even}"
 done
+
+# k-means|| seeding: each row's draw is keyed by its global index, so 3 ranks (a short last
+# share) seed and run as one process does.
+parallel=(-k 64 --seed 9 --backend cpu -q --init kmeans\|\|)
+"$cli" "$work/small.npy" "${parallel[@]}" --out-labels "$work/par-one-labels.csv" \
+  --out-centroids "$work/par-one-centroids.csv"
+"$mpirun" -np 3 "$cli" "$work/small.npy" "${parallel[@]}" --out-labels "$work/par-labels.csv" \
+  --out-centroids "$work/par-centroids.csv"
+cmp -s "$work/par-labels.csv" "$work/par-one-labels.csv" || fail "kmeans||: labels differ"
+cmp -s "$work/par-centroids.csv" "$work/par-one-centroids.csv" || fail "kmeans||: centroids differ"
+echo "ok: --init kmeans|| on 3 ranks: labels and centroids byte-identical to one process"
 
 # A text file: each rank scans the lines that start in its slice of the bytes, and the ranks
 # find their rows together (a header, an id column, comments; 40,000 rows make 5 blocks).

@@ -122,8 +122,8 @@ TEST(DistributedRun, AnyNumberOfRanksGivesTheOneProcessRunBitForBit) {
   const int d = 5;
   const std::size_t n = 6 * kShareRowMultiple + 777;
   const auto points = test::blobPoints(n, d, 9, 41, 4.0f, 1.0f);
-  for (InitMethod init :
-       {InitMethod::GreedyKMeansPlusPlus, InitMethod::KMeansPlusPlus, InitMethod::Random}) {
+  for (InitMethod init : {InitMethod::GreedyKMeansPlusPlus, InitMethod::KMeansPlusPlus,
+                          InitMethod::KMeansParallel, InitMethod::Random}) {
     KMeansConfig config;
     config.k = 12;
     config.seed = 7;

@@ -120,7 +120,8 @@ TEST(CudaRanks, ProcessesOfOneGpuEachGiveOneGpusRunBitForBit) {
   for (const int d : {2, 16, 100}) {
     const std::size_t n = 9 * kShareRowMultiple + 1234;
     const auto p = gaussianBlobs(n, d, 20, 7 + std::uint64_t(d), 1.5f);
-    for (InitMethod init : {InitMethod::GreedyKMeansPlusPlus, InitMethod::Random}) {
+    for (InitMethod init :
+         {InitMethod::GreedyKMeansPlusPlus, InitMethod::KMeansParallel, InitMethod::Random}) {
       KMeansConfig config;
       config.k = d == 100 ? 40 : 24;
       config.init = init;

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <unordered_set>
 
+#include "common/parallel_sampling.h"
+
 namespace kms::seeding {
 namespace {
 
@@ -11,13 +13,6 @@ constexpr std::uint64_t kStreamRandomInit = 0x52414e44;  // "RAND"
 constexpr std::uint64_t kStreamPlusPlus = 0x4b4d5050;    // "KMPP"
 constexpr std::uint64_t kStreamWeighted = 0x57524e44;    // "WRND"
 constexpr std::uint64_t kStreamGreedy = 0x47524459;      // "GRDY"
-
-std::uint64_t splitmix64(std::uint64_t z) {
-  z += 0x9e3779b97f4a7c15ULL;
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
 
 /// Uniform integer in [0, bound) by multiply-high (Lemire), bias < 2^-64 · bound.
 std::uint64_t below(std::uint64_t h, std::uint64_t bound) {
@@ -28,11 +23,11 @@ std::uint64_t below(std::uint64_t h, std::uint64_t bound) {
 }  // namespace
 
 std::uint64_t hash(std::uint64_t seed, std::uint64_t stream, std::uint64_t counter) {
-  return splitmix64(splitmix64(seed ^ splitmix64(stream)) + counter);
+  return counterHash(seed, stream, counter);
 }
 
 double uniform(std::uint64_t seed, std::uint64_t stream, std::uint64_t counter) {
-  return static_cast<double>(hash(seed, stream, counter) >> 11) * 0x1.0p-53;
+  return counterUniform(seed, stream, counter);
 }
 
 std::vector<std::size_t> distinctIndices(std::size_t n, int k, std::uint64_t seed) {

@@ -87,6 +87,9 @@ void CpuEngine::initialize(const KMeansConfig& config) {
     case InitMethod::GreedyKMeansPlusPlus:
       initPlusPlus(true);
       break;
+    case InitMethod::KMeansParallel:
+      initParallel();
+      break;
     case InitMethod::Given:
       initGiven();
       break;

@@ -57,6 +57,8 @@ class CpuEngine final : public Engine {
   void initRandom();
   /// k-means++ D² sampling; greedy: several candidates per step, the lowest potential kept.
   void initPlusPlus(bool greedy);
+  /// k-means|| (common/parallel_seeding.h) over this rank's rows.
+  void initParallel();
   void initGiven();
   /// The transposed copy for the vectorised search and, with the sorted search, the centroids'
   /// projections on axis_ in ascending order.

@@ -34,6 +34,10 @@
 #include "kmeans/engine.h"
 #include "kmeans/testing.h"
 
+namespace kms::seeding {
+class ParallelSeedingRows;
+}
+
 namespace kms::cuda {
 
 class CudaEngine final : public Engine {
@@ -117,6 +121,12 @@ class CudaEngine final : public Engine {
   /// over this GPU's rows, into `potentials` (host).
   void greedyPotentials(const std::vector<float>& candidates, int count, double scale,
                         long long* potentials);
+  /// k-means|| (common/parallel_seeding.h) over this GPU's rows, the first of which is global row
+  /// `first_global_row`; its per-row state (8 bytes a row) lives until release().
+  std::unique_ptr<seeding::ParallelSeedingRows> parallelSeedingRows(std::size_t first_global_row);
+  /// k-means|| reduces its candidates to k with a CUDA engine on this GPU (the CPU engine's
+  /// result, bit for bit, in a fraction of the time at large k·d).
+  std::function<std::unique_ptr<Engine>()> reclusterOnThisGpu() const;
 
   // An iteration.
   /// Notes a finished background copy (frees its frozen half); returns its time or 0.
@@ -194,6 +204,9 @@ class CudaEngine final : public Engine {
   /// k-means++ (greedy or plain) on the device; the host places each draw.
   template <typename LabelT>
   void initPlusPlus(bool greedy);
+  /// k-means|| on this GPU (cuda_engine_parallel_seeding.cu).
+  class ParallelRows;
+  void initParallel();
   /// The blocks' result slots an iteration fills: the family's, for every chunk.
   std::size_t resultSlots() const {
     return family_->resultSlotsPerChunk() * data_.chunked.chunks();

@@ -45,6 +45,9 @@ void CudaEngine::initialize(const KMeansConfig& config) {
         initPlusPlus<decltype(label_type)>(config.init == InitMethod::GreedyKMeansPlusPlus);
       });
       break;
+    case InitMethod::KMeansParallel:
+      initParallel();
+      break;
     case InitMethod::Given: {
       const std::vector<float> centred = givenCentred(config, data_.summary.mid);
       KMS_CUDA_CHECK(cudaMemcpyAsync(run_.centroids[0].get(), centred.data(), kd * sizeof(float),

@@ -9,6 +9,7 @@
 #include "common/centring.h"
 #include "common/constants.h"
 #include "common/exact_math.h"
+#include "common/parallel_seeding.h"
 #include "common/seeding.h"
 #include "cuda/cuda_check.cuh"
 #include "cuda/kernels/init_kernels.cuh"
@@ -177,6 +178,9 @@ void ShardedEngine::initialize(const KMeansConfig& config) {
     case InitMethod::GreedyKMeansPlusPlus:
       seedPlusPlus(config.init == InitMethod::GreedyKMeansPlusPlus);
       break;
+    case InitMethod::KMeansParallel:
+      seedParallel();
+      break;
     case InitMethod::Given: {
       const std::vector<float> centred = givenCentred(config, summary_.mid);
       broadcastCentroids(centred.data(), 0, static_cast<std::size_t>(k_));
@@ -302,6 +306,22 @@ void ShardedEngine::seedPlusPlus(bool greedy) {
     broadcastCentroids(rows.data() + static_cast<std::size_t>(best) * d_,
                        static_cast<std::size_t>(j), 1);
   }
+}
+
+void ShardedEngine::seedParallel() {
+  // One holder per GPU, in global row order; across processes, every process's in rank order.
+  std::vector<std::unique_ptr<seeding::ParallelSeedingRows>> holders;
+  std::vector<seeding::ParallelSeedingRows*> rows;
+  const std::size_t first = acrossRanks() ? share_.first_row : 0;
+  for (std::size_t s = 0; s < active_; ++s) {
+    holders.push_back(shard(s).parallelSeedingRows(first + first_row_[s]));
+    rows.push_back(holders.back().get());
+  }
+  const auto solo = soloCollective();
+  const std::vector<float> centred = seeding::seedKMeansParallel(
+      rows, acrossRanks() ? *collective_ : *solo, n_, summary_, k_, d_, config_.seed,
+      [this] { return interruptRequested(); }, shard(0).reclusterOnThisGpu());
+  broadcastCentroids(centred.data(), 0, static_cast<std::size_t>(k_));
 }
 
 void ShardedEngine::sumAcrossGpus() {

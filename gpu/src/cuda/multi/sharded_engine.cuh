@@ -56,6 +56,8 @@ class ShardedEngine final : public Engine {
   void seedRandom();
   /// k-means++ (greedy or plain) across GPUs, drawing exactly the single GPU's points.
   void seedPlusPlus(bool greedy);
+  /// k-means|| with one holder of rows per GPU (common/parallel_seeding.h).
+  void seedParallel();
   /// The point D² sampling draws with uniform number u at step j (the single GPU's pick).
   std::vector<float> drawRow(const std::vector<double>& chunk_sums, int j, double u) const;
   /// The all-reduce between the iteration's two parts, on every GPU's stream.
