@@ -102,7 +102,8 @@ class Run {
   int rank_, ranks_;
   std::shared_ptr<Collective> collective_;
   DatasetPtr data_;
-  std::size_t rows_ = 0;  ///< all ranks' rows
+  std::size_t rows_ = 0;                                ///< all ranks' rows
+  InitMethod init_ = InitMethod::GreedyKMeansPlusPlus;  ///< the seeding chosen (before a resume)
   std::uint64_t dataHash_ = 0;
   std::optional<Checkpoint> resume_;
   int exit_ = kSuccess;
@@ -276,6 +277,10 @@ int Run::execute() {
     phases_.push_back({QStringLiteral("reading the shares (slowest rank)"), readMs_});
     phases_.push_back({QStringLiteral("engine (beside the reading)"), engineMs});
     KMeansConfig config = options_.config;
+    // Every rank knows the rows of all: every rank chooses alike.
+    if (!options_.initGiven)
+      config.init = defaultInitFor(rows_, data_->d, config.k, backend == BackendKind::Cuda);
+    init_ = config.init;
     const auto setDataStart = Clock::now();
     together([&] {
       engine->setData(data_->view());
@@ -389,6 +394,7 @@ Finished Run::runOneStart(Engine& engine, KMeansConfig config) {
     h.backend = QString::fromStdString(engine.info().backend);
     h.device = QString::fromStdString(engine.info().device);
     h.config = options_.config;
+    h.config.init = init_;
     h.config.k = config.k;
     h.config.seed = config.seed;
     h.config.tolerance = config.tolerance;
@@ -443,7 +449,7 @@ Finished Run::runOneStart(Engine& engine, KMeansConfig config) {
         c.d = data_->d;
         c.k = config.k;
         c.seed = config.seed;
-        c.init = options_.config.init;
+        c.init = init_;
         c.emptyClusters = config.empty_clusters;
         c.tolerance = config.tolerance;
         c.dataHash = dataHash_;

@@ -90,9 +90,10 @@ CliOptions parseCommandLine(const QStringList& arguments) {
   parser.addOptions({
       {{"k", "clusters"}, "Number of clusters (required).", "K"},
       {"init",
-       "Initial centroids: greedy (default; greedy k-means++: 2 + ln k candidates per centroid, "
-       "the best kept), kmeans++, kmeans|| (k-means||: 5 rounds that sample 2k rows each, for "
-       "many millions of rows and across processes) or random.",
+       "Initial centroids: greedy (greedy k-means++: 2 + ln k candidates per centroid, the best "
+       "kept), kmeans++, kmeans|| (k-means||: 5 rounds that sample 2k rows each, for many "
+       "millions of rows and across processes) or random. Default: greedy, or on GPUs kmeans|| "
+       "from rows × d × k = 2^35 (e.g. 50 M × 16 rows at k = 256).",
        "METHOD", "greedy"},
       {"init-centroids",
        "Start from the centroids in FILE (k rows of d values, e.g. written by --out-centroids "
@@ -276,6 +277,7 @@ CliOptions parseCommandLine(const QStringList& arguments) {
     if (parser.isSet("restarts") && intValue(parser, "restarts", 1) > 1)
       throw UsageError("--init-centroids gives one start; drop --restarts");
   }
+  options.initGiven = parser.isSet("init");
   options.config.init =
       choice(parser, "init", parseInitMethod, "greedy, kmeans++, kmeans|| or random");
   if (options.config.init == InitMethod::Given)

@@ -43,6 +43,8 @@ struct CliOptions {
   /// export); k comes from the file.
   QString initCentroids;
   bool kGiven = false;  ///< -k was on the command line
+  /// --init was on the command line; otherwise the run seeds by defaultInitFor its data.
+  bool initGiven = false;
   /// --sweep A..B: cluster for every k in [A, B] (best of --restarts each) and report the
   /// measures instead of one run's outputs.
   std::optional<std::pair<int, int>> sweep;

@@ -493,7 +493,7 @@ int execute(const CliOptions& given) {
     compareTraceCommand(given, *data);
     return kSuccess;
   }
-  const CliOptions options = resolveOutputs(withGivenCentroids(given, *data), *data);
+  CliOptions options = resolveOutputs(withGivenCentroids(given, *data), *data);
   if (options.wantsImageOutputs() && !data->isImage())
     throw UsageError(inputName(options).toStdString() +
                      ": --out-image and --out-palette need an image input; this is a point file");
@@ -518,6 +518,9 @@ int execute(const CliOptions& given) {
     const CreatedEngine created = early.get();
     phases.mark(QStringLiteral("engine start (beyond the reading)"));
     backend = created.kind;
+    if (!options.initGiven && options.config.init != InitMethod::Given)
+      options.config.init =
+          defaultInitFor(input->rows(), input->d(), options.config.k, backend != BackendKind::Cpu);
     result = cluster(options, *data, *input, created, console, phases);
   } catch (const InvalidArgument& e) {
     throw LoadError(options.generate ? inputName(options) : options.input,

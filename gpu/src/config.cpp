@@ -38,6 +38,12 @@ void validateConfig(const KMeansConfig& config, std::size_t n, int d) {
   }
 }
 
+InitMethod defaultInitFor(std::size_t rows, int d, int k, bool on_gpus) {
+  return on_gpus && static_cast<double>(rows) * d * k >= kParallelSeedingWork
+             ? InitMethod::KMeansParallel
+             : InitMethod::GreedyKMeansPlusPlus;
+}
+
 int validateCentroidCount(std::size_t values, int d) {
   if (d <= 0) throw InvalidArgument("The data set has no dimensions (d = 0).");
   const std::size_t dd = static_cast<std::size_t>(d);

@@ -248,6 +248,18 @@ TEST(ParallelSeeding, HoldersOfAnySplitGiveTheEnginesCentroids) {
   }
 }
 
+TEST(ParallelSeeding, IsTheDefaultOnlyForLargeData) {
+  // kmeans-cli without --init: k-means|| where greedy k-means++'s k steps cost seconds on GPUs.
+  EXPECT_EQ(defaultInitFor(50'000'000, 16, 256, true), InitMethod::KMeansParallel);
+  EXPECT_EQ(defaultInitFor(8'000'000, 64, 256, true), InitMethod::KMeansParallel);
+  EXPECT_EQ(defaultInitFor(2'000'000, 128, 1024, true), InitMethod::KMeansParallel);
+  EXPECT_EQ(defaultInitFor(538'753, 3, 256, true), InitMethod::GreedyKMeansPlusPlus);  // a photo
+  EXPECT_EQ(defaultInitFor(1'000'000, 64, 256, true), InitMethod::GreedyKMeansPlusPlus);
+  EXPECT_EQ(defaultInitFor(100'000, 128, 1024, true), InitMethod::GreedyKMeansPlusPlus);
+  // On the CPU both cost about the same distances: greedy, which starts better.
+  EXPECT_EQ(defaultInitFor(50'000'000, 16, 256, false), InitMethod::GreedyKMeansPlusPlus);
+}
+
 TEST(ParallelSeeding, IsNamedAndParsed) {
   EXPECT_EQ(parseInitMethod("kmeans||"), InitMethod::KMeansParallel);
   EXPECT_EQ(parseInitMethod("k-means||"), InitMethod::KMeansParallel);
