@@ -3,7 +3,7 @@
 # tool's nvidia-h100-x4, ...). From the repository root there, with device-gui/bundle.tar.xz
 # (scripts/device/bundle.sh --with-gui) and device-gui/ompi.tar.xz (scripts/device/ompi-bundle.sh,
 # for a machine without MPI) carried along. Results go to $OUT.
-#   bash scripts/device/ranks-gpu.sh tests|files|faults|scaling ...
+#   bash scripts/device/ranks-gpu.sh tests|files|faults|scaling|seeding ...
 # tests:   gpu_tests' CudaRanks (threads as processes) and the multi-GPU suite;
 # files:   2 M × 16, k = 64 (and 8 M × 64, k = 256): one GPU, --devices all, mpirun -np GPUs
 #          (even and uneven shares) and the same over NCCL's network path: identical files;
@@ -11,7 +11,9 @@
 #          checkpoint it leaves resumed on 2 processes to the same files;
 # scaling: 200 M × 16 and 8 M × 64 at k = 256, one GPU against every GPU (mpirun and --devices
 #          all), means of iterations 17-40; weak scaling at 50 M points a GPU; the time to the
-#          first iteration against the reading of the shares (page cache dropped when allowed).
+#          first iteration against the reading of the shares (page cache dropped when allowed);
+# seeding: the time to the first iteration on 200 M × 16, k = 256, greedy k-means++ against
+#          k-means|| (the default there).
 set -uo pipefail
 OUT=${OUT:-/tmp/kms-out}
 mkdir -p "$OUT"
@@ -140,6 +142,16 @@ run_scaling() {
   time_one 8m64-all "$data/b8m64.npy" 256 all
   time_one 8m64-mpi "$data/b8m64.npy" 256 mpirun
   time_one 50m-one "$data/b50m.npy" 256 one
+}
+
+run_seeding() {  # the time to the first iteration on every GPU with each seeding (issue 34)
+  [ -f "$data/b200m.npy" ] || blobs "$data/b200m.npy" 200000000 16 256
+  for init in greedy "kmeans||"; do  # kmeans|| is the default here (rows × d × k ≥ 2^35)
+    sync; echo 3 > /proc/sys/vm/drop_caches 2>/dev/null || true
+    echo "== 200 M × 16, k = 256, --init $init, mpirun -np $gpus"
+    timeout 500 mpirun -np "$gpus" -x LD_LIBRARY_PATH "$cli" "$data/b200m.npy" -k 256 --seed 5 \
+      --backend cuda --max-iter 1 --init "$init" 2>&1 | grep -E "phases|first iteration|rror"
+  done
 }
 for step in "$@"; do
   "run_$step"
