@@ -222,7 +222,10 @@ TEST(Teaching, CentroidsPlacedByClicksGiveTheSameRunAsTheCli) {
     const double pixel = plot->xAxis->pixelToCoord(1) - plot->xAxis->pixelToCoord(0);
     EXPECT_NEAR(s.config.initial_centroids[std::size_t(i) * 2], where[i].x(), 2 * std::abs(pixel));
   }
-  // Run it in the window ...
+  // Run it in the window ... once Play is enabled: the frame of k = 3 can arrive before the
+  // session's Ready state has reached the actions, and a disabled action ignores trigger()
+  // (seen once under ASan on a loaded machine: the run never started).
+  ASSERT_TRUE(waitFor([&] { return w->actions().playPause->isEnabled(); }));
   w->actions().playPause->trigger();
   ASSERT_TRUE(waitFor([&] {
     const auto& f = w->views()->frame();
