@@ -74,7 +74,7 @@ struct KMeansConfig {
 /// Work (rows × d × k) from which kmeans-cli seeds with k-means|| on GPUs when no --init is
 /// given: greedy k-means++'s k steps (each a few latency-bound launches and, across GPUs, a
 /// gather) took 6.2–17.9 s there on an H200 (50 M × 16 and 8 M × 64 at k = 256, 2 M × 128 at
-/// k = 1,024), k-means|| 0.7–2.3 s, the runs ending −6.5 % to +0.95 % in inertia
+/// k = 1,024), k-means|| 0.7–2.2 s, the runs ending −6.5 % to +0.95 % in inertia
 /// (docs/benchmarks.md). Photos (their distinct colours, d = 3) stay far below. Not on the CPU:
 /// there both cost about the same distances (k-means|| scores ~10k candidates a row, greedy
 /// 3 + ln k candidates a centroid), and greedy starts better.

@@ -54,6 +54,8 @@ class CpuEngine final : public Engine {
     if (data_.counts) return static_cast<float>(data_.counts[i]);
     return 1.0f;
   }
+  /// Row i's exact potential term at squared distance `d2`: seeding::potentialTerm((w·)d2).
+  std::int64_t potentialTermOf(std::size_t i, float d2, double scale) const;
   void initRandom();
   /// k-means++ D² sampling; greedy: several candidates per step, the lowest potential kept.
   void initPlusPlus(bool greedy);

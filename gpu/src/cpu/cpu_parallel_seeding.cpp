@@ -8,7 +8,6 @@
 #include <vector>
 
 #include "common/constants.h"
-#include "common/exact_math.h"
 #include "common/parallel_sampling.h"
 #include "common/parallel_seeding.h"
 #include "common/seeding.h"
@@ -61,7 +60,7 @@ void CpuEngine::initParallel() {
             d2_[i] = dist[best];
             nearest_[i] = static_cast<std::uint32_t>(first + static_cast<std::size_t>(best));
           }
-          sum += static_cast<std::uint64_t>(term(i, scale));
+          sum += static_cast<std::uint64_t>(e_.potentialTermOf(i, d2_[i], scale));
         }
         terms[chunk] = sum;
       });
@@ -80,8 +79,8 @@ void CpuEngine::initParallel() {
         const std::size_t begin = chunk * kSamplingChunk,
                           end = std::min(n_, begin + kSamplingChunk);
         for (std::size_t i = begin; i < end; ++i)
-          if (seeding::sampledInRound(seed, round, global + i, term(i, scale), potential,
-                                      oversampling))
+          if (seeding::sampledInRound(seed, round, global + i, e_.potentialTermOf(i, d2_[i], scale),
+                                      potential, oversampling))
             taken[chunk].push_back(i);
       });
       sampled_.clear();
@@ -121,12 +120,6 @@ void CpuEngine::initParallel() {
     }
 
    private:
-    /// Row i's exact potential term, as the greedy seeding sums it.
-    std::int64_t term(std::size_t i, double scale) const {
-      const bool scaled = e_.data_.weights || e_.data_.counts;
-      return seeding::potentialTerm(scaled ? exact::mul(e_.pointWeight(i), d2_[i]) : d2_[i], scale);
-    }
-
     CpuEngine& e_;
     std::size_t n_;
     std::size_t chunks_;

@@ -28,6 +28,11 @@ constexpr std::size_t kTreeMaxValues = std::size_t(64) << 20;
 
 }  // namespace
 
+std::int64_t CpuEngine::potentialTermOf(std::size_t i, float d2, double scale) const {
+  const bool scaled = data_.weights || data_.counts;
+  return seeding::potentialTerm(scaled ? exact::mul(pointWeight(i), d2) : d2, scale);
+}
+
 void CpuEngine::initPlusPlus(bool greedy) {
   const std::size_t n = data_.n;
   const std::size_t chunks = chunkCount(n, kSamplingChunk);
@@ -78,9 +83,6 @@ void CpuEngine::initPlusPlus(bool greedy) {
   };
   const int candidates = greedy ? seeding::greedyCandidates(k_) : 1;
   const double scale = greedy ? seeding::potentialScale(summary_) : 1.0;
-  auto term = [this, scaled, scale](std::size_t i, float nearest) {  // row i's exact term
-    return seeding::potentialTerm(scaled ? exact::mul(pointWeight(i), nearest) : nearest, scale);
-  };
   auto sumChunk = [&](std::size_t c, int j) {
     const std::size_t begin = c * kSamplingChunk, end = std::min(n, begin + kSamplingChunk);
     double s = 0.0;
@@ -178,7 +180,7 @@ void CpuEngine::initPlusPlus(bool greedy) {
           for (int l = 0; l < candidates; ++l) {
             const float dc =
                 exact::squaredDistance(x, &candidate[static_cast<std::size_t>(l) * d_], d_);
-            total[static_cast<std::size_t>(l)] += term(i, std::min(d2[i], dc));
+            total[static_cast<std::size_t>(l)] += potentialTermOf(i, std::min(d2[i], dc), scale);
           }
         }
       });

@@ -8,6 +8,7 @@
 #include "common/parallel_seeding.h"
 #include "common/seeding.h"
 #include "cuda/cuda_engine.cuh"
+#include "cuda/kernels/init_kernels.cuh"
 #include "cuda/kernels/parallel_seeding_kernels.cuh"
 #include "cuda/nvtx.cuh"
 #include "kmeans/collective.h"
@@ -67,10 +68,22 @@ class CudaEngine::ParallelRows final : public seeding::ParallelSeedingRows {
   }
 
   void centredRows(const std::vector<std::size_t>& rows, float* out) override {
-    for (std::size_t r = 0; r < rows.size(); ++r) {
-      const std::vector<float> row = e_.centredRow(rows[r]);
-      std::copy(row.begin(), row.end(), out + r * row.size());
-    }
+    if (rows.empty()) return;
+    // One gather on the device for a round's ~2k rows (a copy each cost ~10 µs).
+    e_.activate();
+    const cudaStream_t s = e_.compute_.get();
+    const std::vector<unsigned long long> indices(rows.begin(), rows.end());
+    const std::size_t values = rows.size() * static_cast<std::size_t>(e_.data_.d);
+    DeviceBuffer<unsigned long long> device_indices(indices.size());
+    DeviceBuffer<float> gathered(values);
+    KMS_CUDA_CHECK(cudaMemcpyAsync(device_indices.get(), indices.data(),
+                                   indices.size() * sizeof(unsigned long long),
+                                   cudaMemcpyHostToDevice, s));
+    launchGather(e_.data_.points.get(), e_.data_.d, device_indices.get(),
+                 static_cast<int>(indices.size()), gathered.get(), s);
+    KMS_CUDA_CHECK(
+        cudaMemcpyAsync(out, gathered.get(), values * sizeof(float), cudaMemcpyDeviceToHost, s));
+    e_.compute_.synchronize();  // before the buffers go
   }
 
   void sumCandidateWeights(std::size_t count, double weight_scale) override {

@@ -7,6 +7,7 @@
 #include "common/exact_math.h"
 #include "cuda/cuda_check.cuh"
 #include "cuda/kernels/init_kernels.cuh"
+#include "cuda/kernels/seeding_terms.cuh"
 
 namespace kms::cuda {
 namespace {
@@ -31,15 +32,6 @@ __global__ void gatherKernel(const float* points, int d, const unsigned long lon
     const std::size_t j = v / d, c = v % d;
     centroids[v] = points[indices[j] * d + c];
   }
-}
-
-/// The weight of point i in the sampling mass: its weight, its count, or 1
-/// (CpuEngine::pointWeight).
-__device__ __forceinline__ float samplingWeight(const float* weights, const std::uint32_t* counts,
-                                                std::size_t i) {
-  if (weights) return weights[i];
-  if (counts) return static_cast<float>(counts[i]);
-  return 1.0f;
 }
 
 /// Sampling mass of point i at step j, after its nearest centroid was updated.
@@ -195,8 +187,7 @@ __global__ void __launch_bounds__(kThreads)
     for (int l = 0; l < kMaxGreedyCandidates; ++l) {
       if (l >= count) break;
       const float dc = exact::squaredDistance(x, candidates + static_cast<std::size_t>(l) * d, d);
-      const float term = scaled ? exact::mul(w, fminf(d2, dc)) : fminf(d2, dc);
-      sum[l] += __double2ll_rn(static_cast<double>(term) * scale);
+      sum[l] += potentialTerm(fminf(d2, dc), w, scaled, scale);
     }
   }
   using Reduce = cub::BlockReduce<long long, kThreads>;

@@ -6,6 +6,7 @@
 #include "common/parallel_sampling.h"
 #include "cuda/cuda_check.cuh"
 #include "cuda/kernels/parallel_seeding_kernels.cuh"
+#include "cuda/kernels/seeding_terms.cuh"
 
 namespace kms::cuda {
 namespace {
@@ -15,21 +16,6 @@ constexpr int kThreads = 256;
 constexpr int kTileFloats = 11 * 1024;  // 44 KiB, beside the reduction's own
 /// Rows of up to this many dimensions are held in registers while the candidates stream past.
 constexpr int kRegisterDims = 32;
-
-__device__ __forceinline__ float rowWeight(const float* weights, const std::uint32_t* counts,
-                                           std::size_t i) {
-  if (weights) return weights[i];
-  if (counts) return static_cast<float>(counts[i]);
-  return 1.0f;
-}
-
-/// Row i's potential term: seeding::potentialTerm of (w·)D², as the CPU engine forms it.
-__device__ __forceinline__ long long potentialTerm(const float* weights,
-                                                   const std::uint32_t* counts, std::size_t i,
-                                                   float d2, double scale) {
-  const float term = (weights || counts) ? exact::mul(rowWeight(weights, counts, i), d2) : d2;
-  return __double2ll_rn(__dmul_rn(static_cast<double>(term), scale));
-}
 
 /// exact::squaredDistance of a row held in registers (coordinates past d unused).
 template <int kDims>
@@ -73,7 +59,7 @@ __device__ __forceinline__ void finishLowering(bool live, std::size_t i, RowBest
   if (live) {
     d2[i] = best.dist;
     nearest[i] = best.index;
-    term = potentialTerm(weights, counts, i, best.dist, scale);
+    term = potentialTerm(best.dist, samplingWeight(weights, counts, i), weights || counts, scale);
   }
   using Reduce = cub::BlockReduce<long long, kThreads>;
   __shared__ typename Reduce::TempStorage temp;
@@ -179,7 +165,8 @@ __global__ void parallelSampleKernel(const float* __restrict__ weights,
                                      unsigned long long capacity, unsigned long long* taken_count) {
   for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n;
        i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
-    const long long term = potentialTerm(weights, counts, i, d2[i], scale);
+    const long long term =
+        potentialTerm(d2[i], samplingWeight(weights, counts, i), weights || counts, scale);
     if (!seeding::sampledInRound(seed, round, first_global_row + i, term, potential, oversampling))
       continue;
     const unsigned long long at = atomicAdd(taken_count, 1ull);
@@ -203,8 +190,9 @@ __global__ void __launch_bounds__(kThreads)
   __syncthreads();
   for (std::size_t i = blockIdx.x * static_cast<std::size_t>(kThreads) + threadIdx.x; i < n;
        i += static_cast<std::size_t>(gridDim.x) * kThreads) {
-    const unsigned long long term = static_cast<unsigned long long>(__double2ll_rn(
-        __dmul_rn(static_cast<double>(rowWeight(weights, counts, i)), weight_scale)));
+    // llrint(w · weight_scale): the weight itself as the term.
+    const unsigned long long term = static_cast<unsigned long long>(
+        potentialTerm(samplingWeight(weights, counts, i), 1.0f, false, weight_scale));
     atomicAdd(shared ? &local[nearest[i]] : &sums[nearest[i]], term);
   }
   if (!shared) return;
