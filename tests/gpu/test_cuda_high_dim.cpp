@@ -176,9 +176,10 @@ INSTANTIATE_TEST_SUITE_P(Spreads, HighDimTensorVersusFp32, ::testing::Values(8.0
                            return info.param > 1.0f ? std::string("spread") : std::string("tight");
                          });
 
-// Many centroids equally near (within far less than the TF32 bound) to every row: the one-term
-// pass lists every row, the three-term pass cannot settle those within its own bound either, and
-// the exact search over all k decides — the CPU's labels, ties to the lower index.
+// Many centroids equally near (within far less than the TF32 bound) to every row: the rank pass
+// lists every row, the collect pass finds more centroids within its threshold than it keeps, the
+// three-term pass cannot settle those rows within its own bound either, and the exact search over
+// all k decides — the CPU's labels, ties to the lower index.
 class HighDimCrowdedTies : public ::testing::TestWithParam<int> {};
 
 TEST_P(HighDimCrowdedTies, ExactSearchDecides) {
@@ -212,40 +213,73 @@ INSTANTIATE_TEST_SUITE_P(Dims, HighDimCrowdedTies, ::testing::Values(128, 768, 1
                            return "d" + std::to_string(info.param);
                          });
 
+// Rows around one point b (a quarter exactly on it, the rest within `spread` of it) and k
+// centroids: the first `crowd` near b, each at `near(j, c, b_c)` in coordinate c, the rest far
+// from all of them.
+struct Crowd {
+  std::vector<float> centroids, points;
+};
+template <typename Near>
+Crowd crowdAroundOnePoint(int d, int k, int crowd, unsigned seed, float spread, Near near) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  std::vector<float> base(d);
+  for (float& v : base)
+    v = 3.0f * normal(rng);
+  Crowd out;
+  out.centroids.resize(static_cast<std::size_t>(k) * d);
+  for (int j = 0; j < k; ++j)
+    for (int c = 0; c < d; ++c)
+      out.centroids[static_cast<std::size_t>(j) * d + c] =
+          j < crowd ? near(j, c, base[c])
+                    : base[c] + (c == j % d ? 60.0f : 0.0f) + (j % 2 ? 25.0f : -25.0f);
+  const std::size_t n = 4096;
+  out.points.resize(n * d);
+  for (std::size_t i = 0; i < n; ++i)
+    for (int c = 0; c < d; ++c)
+      out.points[i * d + c] = base[c] + (i % 4 == 0 ? 0.0f : spread * normal(rng));
+  return out;
+}
+
 // A few centroids (five) equally near every row within far less than either bound, the rest
-// far away: the three-term pass keeps all five among its eight candidates and their exact
-// distances decide (no search of all k) — the CPU's labels, ties to the lower index.
+// far away: the collect pass lists all five (no more than it keeps) and their exact distances
+// decide (no three-term pass, no search of all k) — the CPU's labels, ties to the lower index.
 class HighDimFewTies : public ::testing::TestWithParam<int> {};
 
 TEST_P(HighDimFewTies, CandidatesDecide) {
   KMS_REQUIRE_CUDA();
   const int d = GetParam();
-  const int k = 40, crowd = 5;
-  std::mt19937 rng(23 + d);
-  std::normal_distribution<float> normal(0.0f, 1.0f);
-  std::vector<float> base(d);
-  for (float& v : base)
-    v = 3.0f * normal(rng);
-  std::vector<float> centroids(static_cast<std::size_t>(k) * d);
-  for (int j = 0; j < k; ++j)
-    for (int c = 0; c < d; ++c) {
-      float v = base[c];
-      if (j >= crowd)
-        v += (c == j % d ? 60.0f : 0.0f) + (j % 2 ? 25.0f : -25.0f);  // far from the crowd
-      else if (c == j && j != 0)
-        v = std::nextafter(v, j % 2 ? INFINITY : -INFINITY);
-      centroids[static_cast<std::size_t>(j) * d + c] = v;
-    }
-  const std::size_t n = 4096;
-  std::vector<float> p(n * d);
-  for (std::size_t i = 0; i < n; ++i)
-    for (int c = 0; c < d; ++c)
-      p[i * d + c] = base[c] + (i % 4 == 0 ? 0.0f : 0.25f * normal(rng));
-  KMeansConfig config = givenCentroids(centroids, k);
-  expectSameTrajectory(DataView{p.data(), n, d}, config, 3);
+  const int k = 40;
+  const Crowd data = crowdAroundOnePoint(d, k, 5, 23 + d, 0.25f, [](int j, int c, float v) {
+    return c == j && j != 0 ? std::nextafter(v, j % 2 ? INFINITY : -INFINITY) : v;
+  });
+  KMeansConfig config = givenCentroids(data.centroids, k);
+  expectSameTrajectory(DataView{data.points.data(), data.points.size() / d, d}, config, 3);
 }
 
 INSTANTIATE_TEST_SUITE_P(Dims, HighDimFewTies, ::testing::Values(128, 768),
+                         [](const ::testing::TestParamInfo<int>& info) {
+                           return "d" + std::to_string(info.param);
+                         });
+
+// Twelve centroids whose squared distances to b differ by 0.4 — within the one-term bound (2E₁
+// is several units here) but far outside the three-term one — the rest far away: the collect
+// pass finds more centroids within the threshold than it keeps and forwards the rows, and the
+// three-term pass decides them — the CPU's labels.
+class HighDimBetweenBounds : public ::testing::TestWithParam<int> {};
+
+TEST_P(HighDimBetweenBounds, ForwardedRowsFollowTheCpu) {
+  KMS_REQUIRE_CUDA();
+  const int d = GetParam();
+  const int k = 40;
+  const Crowd data = crowdAroundOnePoint(d, k, 12, 29 + d, 0.05f, [](int j, int c, float v) {
+    return c == j ? v + std::sqrt(0.4f * static_cast<float>(j)) : v;  // ‖b − c_j‖² ≈ 0.4·j
+  });
+  KMeansConfig config = givenCentroids(data.centroids, k);
+  expectSameTrajectory(DataView{data.points.data(), data.points.size() / d, d}, config, 3);
+}
+
+INSTANTIATE_TEST_SUITE_P(Dims, HighDimBetweenBounds, ::testing::Values(128, 768),
                          [](const ::testing::TestParamInfo<int>& info) {
                            return "d" + std::to_string(info.param);
                          });

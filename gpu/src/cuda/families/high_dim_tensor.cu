@@ -12,7 +12,11 @@
 namespace kms::cuda {
 namespace {
 
-constexpr int kFastTiles = 2;   // m-tiles a warp in the one-term pass: 128 rows a block
+/// The family's device counters: the largest ‖c‖² (float bits), the listed, active and forwarded
+/// rows' counts.
+constexpr int kCounters = 4;
+
+constexpr int kFastTiles = 2;   // m-tiles a warp in the one-term passes: 64 rows a block
 constexpr int kSplitTiles = 2;  // and in the three-term pass: 64 rows a block
 
 /// Sets the kernel's dynamic shared memory and returns its blocks a multiprocessor.
@@ -41,8 +45,9 @@ HighDimTensorFamily::HighDimTensorFamily(const FamilyPlanInput& in) {
   withLabelBytes(in.label_bytes, [&](auto label_type) {
     using LabelT = decltype(label_type);
     const int per_sm =
-        prepare(highDimTensorKernel<kFastTiles, false, LabelT>, hdSharedBytes(kFastTiles));
-    prepare(highDimTensorKernel<kSplitTiles, true, LabelT>, hdSharedBytes(kSplitTiles));
+        prepare(highDimTensorKernel<kFastTiles, HdPass::kRank, LabelT>, hdSharedBytes(kFastTiles));
+    prepare(highDimTensorKernel<kFastTiles, HdPass::kCollect, LabelT>, hdSharedBytes(kFastTiles));
+    prepare(highDimTensorKernel<kSplitTiles, HdPass::kSplit, LabelT>, hdSharedBytes(kSplitTiles));
     const std::size_t tiles = (in.data.n + hdBlockRows(kFastTiles) - 1) / hdBlockRows(kFastTiles);
     plan_.blocks = static_cast<int>(std::max<std::size_t>(
         1, std::min<std::size_t>(tiles,
@@ -63,16 +68,18 @@ HighDimTensorFamily::HighDimTensorFamily(const FamilyPlanInput& in) {
 }
 
 std::size_t HighDimTensorFamily::runBytes(const PlacedData& data, int k) const {
-  return static_cast<std::size_t>(k) * sizeof(float) + 3 * sizeof(unsigned) +
-         data.n * (2 * sizeof(unsigned) + 2 * sizeof(float));
+  return static_cast<std::size_t>(k) * sizeof(float) + kCounters * sizeof(unsigned) +
+         data.n * (3 * sizeof(unsigned) + 3 * sizeof(float));
 }
 
 void HighDimTensorFamily::allocate(const PlacedData& data, int k) {
   label_bytes_ = k <= 256 ? 1 : 2;
   norms_.resize(k);
-  counters_.resize(3);
+  counters_.resize(kCounters);
   active_.resize(data.n);
   listed_.resize(data.n);
+  listed_threshold_.resize(data.n);
+  forwarded_.resize(data.n);
   row_inertia_.resize(data.n);
   bounds_.resize(data.n);
   // The rounded copies halve the one-term bound, and so the rows left to the three-term pass
@@ -117,13 +124,16 @@ void HighDimTensorFamily::enqueueAs(PlacedData& data, const RunBuffers& run, Par
   x.largest_norm_bits = counters_.get();
   x.listed = listed_.get();
   x.listed_count = counters_.get() + 1;
+  x.listed_threshold = listed_threshold_.get();
+  x.forwarded = forwarded_.get();
+  x.forwarded_count = counters_.get() + 3;
   x.row_inertia = row_inertia_.get();
   x.bounds = bounds_.get();
   x.drift = &run.update.counters->drift;
   x.block_work = run.block_work;
 
   events.start.recordInGraph(s);
-  KMS_CUDA_CHECK(cudaMemsetAsync(counters_.get(), 0, 3 * sizeof(unsigned), s));
+  KMS_CUDA_CHECK(cudaMemsetAsync(counters_.get(), 0, kCounters * sizeof(unsigned), s));
   KMS_CUDA_CHECK(
       cudaMemsetAsync(run.block_work, 0,
                       2 * static_cast<std::size_t>(plan_.blocks) * sizeof(unsigned long long), s));
@@ -150,13 +160,20 @@ void HighDimTensorFamily::enqueueAs(PlacedData& data, const RunBuffers& run, Par
     x.rounded_points = rounded_points_.get();
     x.rounded_centroids = rounded_centroids_.get();
   }
-  highDimTensorKernel<kFastTiles, false, LabelT>
+  highDimTensorKernel<kFastTiles, HdPass::kRank, LabelT>
       <<<plan_.blocks, kHdThreads, hdSharedBytes(kFastTiles), s>>>(a, x);
   KMS_CHECK_LAUNCH();
   // The rows the one-term bound left open (their count is on the device: every block reads it
-  // and leaves if it has none).
-  highDimTensorKernel<kSplitTiles, true, LabelT>
-      <<<plan_.blocks, kHdThreads, hdSharedBytes(kSplitTiles), s>>>(a, x);
+  // and leaves if it has none): their centroids within the threshold, then, for the rows with
+  // too many, three terms.
+  highDimTensorKernel<kFastTiles, HdPass::kCollect, LabelT>
+      <<<plan_.blocks, kHdThreads, hdSharedBytes(kFastTiles), s>>>(a, x);
+  KMS_CHECK_LAUNCH();
+  HighDimTensorExtra forwarded = x;
+  forwarded.listed = forwarded_.get();
+  forwarded.listed_count = x.forwarded_count;
+  highDimTensorKernel<kSplitTiles, HdPass::kSplit, LabelT>
+      <<<plan_.blocks, kHdThreads, hdSharedBytes(kSplitTiles), s>>>(a, forwarded);
   KMS_CHECK_LAUNCH();
   highDimInertiaKernel<<<plan_.blocks, kHdScalarThreads, 0, s>>>(row_inertia_.get(), data.n,
                                                                  run.block_inertia);

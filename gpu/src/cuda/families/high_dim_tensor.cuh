@@ -35,14 +35,16 @@ class HighDimTensorFamily final : public KernelFamily {
   void enqueue(PlacedData& data, const RunBuffers& run, Part part, const Launch& launch) override;
   std::size_t deviceBytes() const override {
     return norms_.bytes() + counters_.bytes() + active_.bytes() + listed_.bytes() +
-           row_inertia_.bytes() + bounds_.bytes() + rounded_points_.bytes() +
-           rounded_centroids_.bytes();
+           listed_threshold_.bytes() + forwarded_.bytes() + row_inertia_.bytes() + bounds_.bytes() +
+           rounded_points_.bytes() + rounded_centroids_.bytes();
   }
   void release() override {
     norms_.release();
     counters_.release();
     active_.release();
     listed_.release();
+    listed_threshold_.release();
+    forwarded_.release();
     row_inertia_.release();
     bounds_.release();
     rounded_points_.release();
@@ -56,12 +58,15 @@ class HighDimTensorFamily final : public KernelFamily {
   std::size_t label_bytes_ = 1;
   int settle_blocks_ = 0;      ///< blocks of the settle test
   DeviceBuffer<float> norms_;  ///< ‖c‖² of the iteration's centroids
-  /// [0] max ‖c‖² (float bits), [1] rows listed, [2] rows active: zeroed every iteration
+  /// [0] max ‖c‖² (float bits), [1] rows listed, [2] rows active, [3] rows forwarded: zeroed
+  /// every iteration
   DeviceBuffer<unsigned> counters_;
-  DeviceBuffer<unsigned> active_;    ///< n: rows their bounds left to the one-term pass
-  DeviceBuffer<unsigned> listed_;    ///< n: rows left to the three-term pass
-  DeviceBuffer<float> row_inertia_;  ///< n: each row's exact distance (× weight)
-  DeviceBuffer<float> bounds_;       ///< n: each row's lower bound plus the drift (0: none)
+  DeviceBuffer<unsigned> active_;         ///< n: rows their bounds left to the rank pass
+  DeviceBuffer<unsigned> listed_;         ///< n: rows the rank pass left to the collect pass
+  DeviceBuffer<float> listed_threshold_;  ///< n, by listed position: the collect pass's limit
+  DeviceBuffer<unsigned> forwarded_;      ///< n: rows the collect pass left to the three-term pass
+  DeviceBuffer<float> row_inertia_;       ///< n: each row's exact distance (× weight)
+  DeviceBuffer<float> bounds_;            ///< n: each row's lower bound plus the drift (0: none)
   /// n × d and k × d: the rows and centroids rounded to TF32 for the one-term pass, when the
   /// device has room for them beside everything else (empty: it multiplies the FP32 values).
   DeviceBuffer<float> rounded_points_;

@@ -9,23 +9,30 @@
 // owns BM/2 rows × 32 centroids of the tile, mma.sync m16n8k8 with the rows as A (row-major: a
 // point's coordinates are contiguous) and the centroids as B (column-major: the same). Rows are
 // padded to 36 floats, so every fragment load of a warp falls in 32 distinct banks. No n × k matrix
-// is stored: each thread keeps the smallest values v = ‖c‖² − 2x·c of its rows across all tiles
-// (high_dim_candidates.cuh: two in the one-term pass, eight with their indices in the
-// three-term pass); the four lanes and the four warps that share a row merge them at the end.
+// is stored: each thread keeps what its pass needs of its rows' values v = ‖c‖² − 2x·c across
+// all tiles (high_dim_candidates.cuh); the four lanes and the four warps that share a row merge
+// them at the end.
 //
-// Two precisions, one kernel:
-//   one term  (kSplit = false): the FP32 words as TF32 operands (mma.sync reads their top 19
-//             bits): v within E₁ = ε₁(d)·2‖x‖·C + small terms of its real value;
-//   three terms (kSplit = true): x = hi + lo and c = hi + lo with hi the top 19 bits (exact) and
-//             hi·hi + hi·lo + lo·hi summed per slice of 32 coordinates, the slices added in FP32:
-//             ε₃(d) about 80 times smaller (highDimErrorFactor).
-// A row whose runner-up is more than 2E above its best has a certain label (one exact distance,
-// for the inertia and the bound); otherwise the one-term pass lists the row and the three-term
-// pass ranks the listed rows again. There, if fewer than eight centroids lie within 2E of the
-// best, their exact distances decide (a random start often leaves three or four centroids in
-// one group of the data); a row with more is searched exactly over all k by its warp.
+// Three passes, one kernel (HdPass):
+//   rank     one term: the FP32 words as TF32 operands (mma.sync reads their top 19 bits), or
+//            copies rounded to TF32: v within E₁ = ε₁(d)·2‖x‖·C + small terms of its real value.
+//            The two smallest values a row. A row whose runner-up is more than 2E₁ above its
+//            best has a certain label (one exact distance, for the inertia and the bound);
+//            otherwise the row is listed with its threshold v₁ + 2E₁.
+//   collect  the listed rows again with the same operands, so the same E₁: every centroid
+//            whose value is at most the threshold is appended to the row's list in shared
+//            memory (the nearest is always among them: its value is within E₁ of the CPU's
+//            distance less ‖x‖², which is at most the best candidate's, within E₁ of v₁). A row
+//            with at most kHdCollectCandidates of them is decided by their exact distances; the
+//            others are forwarded. A value costs one compare here, not a three-term product.
+//   split    three terms, for the forwarded rows: x = hi + lo and c = hi + lo with hi the top
+//            19 bits (exact) and hi·hi + hi·lo + lo·hi summed per slice of 32 coordinates, the
+//            slices added in FP32: ε₃(d) about 80 times smaller (highDimErrorFactor). The eight
+//            smallest values with their indices: if fewer than eight centroids lie within 2E₃ of
+//            the best, their exact distances decide; a row with more is searched exactly over all
+//            k by its warp.
 // C = max‖c‖ over all k. The rows a pass takes: the ones the bounds did not settle
-// (high_dim_row_kernels.cuh), or those the one-term pass listed.
+// (high_dim_row_kernels.cuh), those the rank pass listed, or those the collect pass forwarded.
 #pragma once
 
 #include <cfloat>
@@ -35,6 +42,7 @@
 #include "cuda/kernels/assign_common.cuh"
 #include "cuda/kernels/assign_tiled_kernel.cuh"
 #include "cuda/kernels/async_copy.cuh"
+#include "cuda/kernels/high_dim_bounds.cuh"
 #include "cuda/kernels/high_dim_candidates.cuh"
 #include "cuda/kernels/tf32_mma.cuh"
 
@@ -48,6 +56,11 @@ inline constexpr int kHdScalarThreads = 256;
 /// Candidates a row keeps in the three-term pass (NearestM): a row with fewer than this many
 /// centroids inside its bound is decided by their exact distances, not by a search of all k.
 inline constexpr int kHdSplitCandidates = 8;
+/// Centroids a listed row may have within its threshold for the collect pass to decide it.
+inline constexpr int kHdCollectCandidates = 8;
+
+/// The passes of highDimTensorKernel (the file's head comment).
+enum class HdPass { kRank, kCollect, kSplit };
 
 /// Rows of a block: 32 per m-tile pair (MT m-tiles of 16 rows a warp, two warps along the rows).
 __host__ __device__ constexpr int hdBlockRows(int MT) {
@@ -63,80 +76,6 @@ __host__ __device__ constexpr int hdMinBlocks(int MT, bool split) {
 /// Shared memory of the kernel: three stages of BM row slices and 128 centroid slices.
 __host__ __device__ constexpr std::size_t hdSharedBytes(int MT) {
   return 3u * static_cast<std::size_t>(hdBlockRows(MT) + kHdCentroids) * kHdPitch * sizeof(float);
-}
-
-/// ε of the bound |v − v*| ≤ ε·2‖x‖·‖c‖ on the dot-product part of v = ‖c‖² − 2x·c, where v* is
-/// the real value (docs/engine.md, "High-dimensional rows on tensor cores"; u = 2^−24):
-///   one term: each TF32 operand within 2^−10 of its FP32 value (truncated, or rounded if the
-///     hardware rounds): 2^−9 + 2^−20 of Σ|xᵢcᵢ| ≤ ‖x‖‖c‖; d additions in the tensor cores,
-///     ≤ 2 ulps (2^−22) of the running Σ|xᵢcᵢ| each: d·2^−22.
-///   three terms: hi exact, lo within 2^−10 of itself (|lo| ≤ 2^−10|x|), lo·lo left out:
-///     3·2^−20 (×1.01); 96 additions a slice in the tensor cores: 96·2^−22; d/32 FP32 additions
-///     of the slices: (d/32)·u.
-/// The other terms — ‖c‖² in FP32 (d·u of C²), the final fma (2u of ‖x‖² + C²) and the CPU's
-/// own rounding of ‖x − c‖² (2(d + 4)u of ‖x‖² + C²) — are highDimSmallFactor's.
-///   one term on operands rounded to TF32 beforehand (to nearest: within 2^−11 of themselves,
-///     which the tensor cores then read exactly): 2^−10 + 2^−22 of Σ|xᵢcᵢ|, plus d·2^−22.
-__host__ __device__ constexpr float highDimDotFactor(int d, bool split, bool rounded = false) {
-  return split ? 1.01f * 3.0f * 9.5367432e-7f + 96.0f * 2.3841858e-7f + (d / 32 + 1) * 5.9604645e-8f
-         : rounded ? 9.765625e-4f + 2.3841858e-7f + d * 2.3841858e-7f
-                   : 1.953125e-3f + 9.5367432e-7f + d * 2.3841858e-7f;
-}
-__host__ __device__ constexpr float highDimSmallFactor(int d) {
-  return (3 * d + 10) * 5.9604645e-8f;
-}
-
-/// E for a row of squared norm x_norm against centroids of largest squared norm c_norm: the
-/// most any one v (and the CPU's distance less ‖x‖²) can be off; ×1.25 covers the FP32
-/// rounding of the bound itself and of ‖x‖ (relative errors below 10^−5). The floor covers
-/// subnormal squares.
-__device__ __forceinline__ float highDimErrorBound(int d, bool split, float x_norm, float c_norm,
-                                                   bool rounded = false) {
-  const float dot = 2.0f * sqrtf(x_norm) * sqrtf(c_norm);
-  return 1.25f * (highDimDotFactor(d, split, rounded) * dot +
-                  highDimSmallFactor(d) * (x_norm + c_norm)) +
-         1e-30f;
-}
-
-/// v rounded to the nearest TF32 value (the 13 low mantissa bits dropped, half away from zero):
-/// within 2^−11 of v relatively; ∞ and NaN unchanged.
-__device__ __forceinline__ float roundToTf32(float v) {
-  unsigned bits = __float_as_uint(v);
-  if ((bits & 0x7f800000u) != 0x7f800000u) bits = (bits + 0x1000u) & 0xffffe000u;
-  return __uint_as_float(bits);
-}
-
-/// out[i] = roundToTf32(in[i]): the one-term pass's operands (rows once a run, centroids every
-/// iteration), so that its products are off by half what truncation leaves.
-__global__ void roundToTf32Kernel(const float* __restrict__ in, float* __restrict__ out,
-                                  std::size_t count) {
-  for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < count;
-       i += static_cast<std::size_t>(gridDim.x) * blockDim.x)
-    out[i] = roundToTf32(in[i]);
-}
-
-/// The lower bound a ranked row keeps on its real distance to every centroid but its own
-/// (Hamerly's): from v_other, the smallest value of the others, within `err` (E) of its real
-/// value, and x_norm, ‖x‖² by sequential FMAs (within (d + 1)·u of itself, relatively). The
-/// 8u of the terms covers this sum's own rounding (the terms may nearly cancel), the factor the
-/// square root's. Stored with the run's drift added (high_dim_row_kernels.cuh).
-__device__ __forceinline__ float highDimLowerBound(float v_other, float err, float x_norm, int d) {
-  const float u = 5.9604645e-8f;
-  const float real_x_norm = x_norm * (1.0f - 1.02f * static_cast<float>(d + 1) * u);
-  const float sum = v_other - err + real_x_norm;
-  const float rounding = 8.0f * u * (fabsf(v_other) + err + x_norm);
-  return sqrtf(fmaxf(0.0f, sum - rounding)) * (1.0f - kBoundSlack);
-}
-
-/// The run's drift D as the high-dimensional bounds use it. Each update grows D by its largest
-/// shift as float computes it (√ of the FP32 squared distance, within (d + 4)·u/2 of the real
-/// shift) times 1 + kBoundSlack, which covers that rounding only up to d ≈ 330; so a bound is
-/// written with D rounded down and tested with D inflated by (d + 4)·u and rounded up: the
-/// difference of the two is at least the centroids' real movement in between, for any d here.
-__device__ __forceinline__ float highDimDrift(double drift, int d, bool testing) {
-  if (!testing) return __double2float_rd(drift);
-  return __double2float_ru(
-      __dmul_ru(drift, 1.0 + static_cast<double>(d + 4) * 5.9604644775390625e-8));
 }
 
 /// What the passes read and write beyond AssignArgs.
@@ -155,6 +94,13 @@ struct HighDimTensorExtra {
   /// drift when it was written (0: no bound).
   float* bounds = nullptr;
   const double* drift = nullptr;  ///< the run's drift D (RunCounters::drift)
+  /// n, by listed position: the rank pass's threshold v₁ + 2E₁ for the listed row (NaN: none,
+  /// the collect pass forwards the row).
+  float* listed_threshold = nullptr;
+  /// n: rows the collect pass left to the three-term pass and how many (zeroed before the
+  /// iteration); the three-term pass reads them as its `listed`.
+  unsigned* forwarded = nullptr;
+  unsigned* forwarded_count = nullptr;
   /// [slot][2], zeroed before the iteration: rows ranked over all k, distances computed.
   unsigned long long* block_work = nullptr;
   /// The rows and the iteration's centroids rounded to TF32 (roundToTf32Kernel), which the
@@ -172,54 +118,31 @@ __device__ __forceinline__ void addBlockWork(unsigned long long* block_work, int
   if (distances != 0) atomicAdd(block_work + 2 * slot + 1, distances);
 }
 
-/// ‖x − c‖² exactly as the CPU backend computes it (exactDistanceAt's operations in its order),
-/// the rows read four floats at a time when d % 4 == 0; with ‖x‖² beside it (sequential FMAs:
-/// only the bound reads it) when `x_norm` is given.
-__device__ __forceinline__ float exactRowDistance(const float* __restrict__ x,
-                                                  const float* __restrict__ c, int d, bool aligned,
-                                                  float* x_norm = nullptr) {
-  float s = 0.0f, xx = 0.0f;
-  if (aligned) {
-#pragma unroll 4
-    for (int t = 0; t < d; t += 4) {
-      const float4 xv = __ldg(reinterpret_cast<const float4*>(x + t));
-      const float4 cv = __ldg(reinterpret_cast<const float4*>(c + t));
-      const float e[4] = {exact::sub(xv.x, cv.x), exact::sub(xv.y, cv.y), exact::sub(xv.z, cv.z),
-                          exact::sub(xv.w, cv.w)};
-      s = exact::add(s, exact::mul(e[0], e[0]));
-      s = exact::add(s, exact::mul(e[1], e[1]));
-      s = exact::add(s, exact::mul(e[2], e[2]));
-      s = exact::add(s, exact::mul(e[3], e[3]));
-      if (x_norm) {
-        xx = fmaf(xv.x, xv.x, xx);
-        xx = fmaf(xv.y, xv.y, xx);
-        xx = fmaf(xv.z, xv.z, xx);
-        xx = fmaf(xv.w, xv.w, xx);
-      }
-    }
-  } else {
-    for (int t = 0; t < d; ++t) {
-      const float xv = __ldg(x + t);
-      const float e = exact::sub(xv, __ldg(c + t));
-      s = exact::add(s, exact::mul(e, e));
-      if (x_norm) xx = fmaf(xv, xv, xx);
-    }
-  }
-  if (x_norm) *x_norm = xx;
-  return s;
-}
-
-/// One pass over rows: the active ones (one term; all n on the run's first iteration) or the
-/// listed ones (three terms). Each row it decides keeps a new lower bound. MT m-tiles of 16 rows
-/// a warp (4 for the one-term pass, 2 for the three-term pass, whose split operands and per-slice
-/// sums take twice the registers).
-template <int MT, bool kSplit, typename LabelT>
-__global__ void __launch_bounds__(kHdThreads, hdMinBlocks(MT, kSplit))
+/// One pass over rows (HdPass, above): the active ones (rank; all n on the run's first
+/// iteration), the listed ones (collect) or the forwarded ones (split). Each row it decides keeps
+/// a new lower bound. MT m-tiles of 16 rows a warp (2 in every pass here; the three-term pass's
+/// split operands and per-slice sums take twice the registers, so one block a multiprocessor).
+template <int MT, HdPass kPass, typename LabelT>
+__global__ void __launch_bounds__(kHdThreads, hdMinBlocks(MT, kPass == HdPass::kSplit))
     highDimTensorKernel(AssignArgs<LabelT> a, HighDimTensorExtra x) {
+  constexpr bool kSplit = kPass == HdPass::kSplit;
+  constexpr bool kCollect = kPass == HdPass::kCollect;
   constexpr int BM = hdBlockRows(MT);
   constexpr int kStage = (BM + kHdCentroids) * kHdPitch;  // floats a stage
+  constexpr int kLists = kCollect ? BM : 1;
+  constexpr int CM = kHdCollectCandidates;
   extern __shared__ __align__(16) float smem[];
   __shared__ unsigned tile_rows[BM];  // the block's rows (index), ~0u past the end
+  // Collect: each row's centroids within its threshold (the first CM) and how many there were.
+  __shared__ unsigned list_count[kLists];
+  __shared__ float list_value[kLists][CM];
+  __shared__ int list_index[kLists][CM];
+  // Split: the tile's rows its warps search over all k (their slots), and what they found.
+  constexpr int kSearches = kSplit ? BM : 1;
+  __shared__ int search_slot[kSearches];
+  __shared__ int search_label[kSearches];
+  __shared__ float search_dist[kSearches];
+  __shared__ unsigned search_count;
   __shared__ unsigned long long block_changed, block_ranked, block_distances;
 
   const int d = a.d, k = a.k;
@@ -230,8 +153,8 @@ __global__ void __launch_bounds__(kHdThreads, hdMinBlocks(MT, kSplit))
   const int wn = warp & 3;   // centroids [32·wn, 32·wn + 32) of each tile
   const bool weighted = a.weights != nullptr;
   const bool aligned = (d & 3) == 0;  // rows start on 16 bytes: whole float4 copies
-  // What the tensor cores multiply: the TF32-rounded copies in the one-term pass where there are
-  // some; the FP32 values in the three-term pass (it splits them itself).
+  // What the tensor cores multiply: the TF32-rounded copies in the one-term passes where there
+  // are some; the FP32 values in the three-term pass (it splits them itself).
   const bool rounded = !kSplit && x.rounded_points != nullptr;
   const float* const mma_points = rounded ? x.rounded_points : a.points;
   const float* const mma_centroids = rounded ? x.rounded_centroids : a.centroids;
@@ -246,23 +169,44 @@ __global__ void __launch_bounds__(kHdThreads, hdMinBlocks(MT, kSplit))
   const int a_offset = (wm * (BM / 2) + mat_row + 8 * (mat & 1)) * kHdPitch + 4 * (mat >> 1);
   const int b_offset = (BM + 32 * wn + mat_row + 8 * (mat >> 1)) * kHdPitch + 4 * (mat & 1);
 
-  if (!kSplit && blockIdx.x == 0) clearForNextStages(a);
+  if (kPass == HdPass::kRank && blockIdx.x == 0) clearForNextStages(a);
   if (tid == 0) block_changed = block_ranked = block_distances = 0ull;
-  const unsigned* source = kSplit ? x.listed : x.active;  // null: every row
-  const unsigned* source_count = kSplit ? x.listed_count : x.active_count;
+  const unsigned* source = kPass == HdPass::kRank ? x.active : x.listed;  // null: every row
+  const unsigned* source_count = kPass == HdPass::kRank ? x.active_count : x.listed_count;
   const std::size_t rows = source_count ? static_cast<std::size_t>(*source_count) : a.n;
   // Bounds are written with the drift the iteration's centroids have: D rounded down.
   const float drift_down = highDimDrift(*x.drift, d, false);
 
   unsigned long long changed = 0, ranked = 0;  // rows this thread decided or listed
-  for (std::size_t base = static_cast<std::size_t>(blockIdx.x) * BM; base < rows;
-       base += static_cast<std::size_t>(gridDim.x) * BM) {
+  // Rows a block takes at a time: BM, or fewer so that every block has some when there are few
+  // (the later passes often have a few hundred rows, some of them searched over all k).
+  const std::size_t spread = (rows + gridDim.x - 1) / gridDim.x;
+  const std::size_t per_block = spread < BM ? spread : BM;
+  for (std::size_t base = static_cast<std::size_t>(blockIdx.x) * per_block; base < rows;
+       base += static_cast<std::size_t>(gridDim.x) * per_block) {
     __syncthreads();  // the previous tile's rows and merge area are no longer read
     for (int r = tid; r < BM; r += kHdThreads) {
       const std::size_t i = base + r;
-      tile_rows[r] = i < rows ? (source ? source[i] : static_cast<unsigned>(i)) : ~0u;
+      const bool inside = r < static_cast<int>(per_block) && i < rows;
+      tile_rows[r] = inside ? (source ? source[i] : static_cast<unsigned>(i)) : ~0u;
+      if constexpr (kCollect) list_count[r] = 0u;
+      if (kSplit && r == 0) search_count = 0u;
     }
     __syncthreads();
+    // Collect: this thread's rows' thresholds (−∞ past the end: nothing is appended).
+    float threshold[kCollect ? MT : 1][2];
+    if constexpr (kCollect) {
+#pragma unroll
+      for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+          const int r = wm * (BM / 2) + 16 * mt + 8 * h + g;
+          const std::size_t i = base + r;
+          threshold[mt][h] = r < static_cast<int>(per_block) && i < rows
+                                 ? __ldg(x.listed_threshold + i)
+                                 : -INFINITY;
+        }
+    }
     const float* row_source[BM / 32];  // aligned copies: this thread's rows, null past the end
 #pragma unroll
     for (int u = 0; u < BM / 32; ++u) {
@@ -315,8 +259,8 @@ __global__ void __launch_bounds__(kHdThreads, hdMinBlocks(MT, kSplit))
       copyAsyncCommit();
     };
 
-    // The one-term pass keeps two values a row (all it decides from); the three-term pass the
-    // kHdSplitCandidates smallest.
+    // The rank pass keeps two values a row (all it decides from); the three-term pass the
+    // kHdSplitCandidates smallest; the collect pass none (it appends to the row's list).
     using Best = std::conditional_t<kSplit, NearestM<kHdSplitCandidates>, Nearest2>;
     Best near[MT][2];     // rows wm·BM/2 + 16·mt + 8·h + g
     float acc[MT][4][4];  // [m-tile][n-tile][fragment]
@@ -411,7 +355,8 @@ __global__ void __launch_bounds__(kHdThreads, hdMinBlocks(MT, kSplit))
               acc[mt][nt][e] += part[mt][nt][e];
       }
       if (q % slices == slices - 1) {
-        // The tile's values into the rows' three smallest (columns past k: norm ∞, never kept).
+        // The tile's values into the rows' smallest or lists (columns past k: norm ∞, never
+        // kept or appended).
         const int first_centroid = (q / slices) * kHdCentroids + 32 * wn + 2 * t;
 #pragma unroll
         for (int nt = 0; nt < 4; ++nt) {
@@ -423,8 +368,21 @@ __global__ void __launch_bounds__(kHdThreads, hdMinBlocks(MT, kSplit))
             for (int mt = 0; mt < MT; ++mt)
 #pragma unroll
               for (int h = 0; h < 2; ++h) {
-                // Three terms: rarely kept late in a row; one term: branch-free.
-                near[mt][h].add(fmaf(-2.0f, acc[mt][nt][2 * h + e], norm), j);
+                const float v = fmaf(-2.0f, acc[mt][nt][2 * h + e], norm);
+                if constexpr (kCollect) {
+                  // A few centroids a row pass: one compare a value.
+                  if (v <= threshold[mt][h]) {
+                    const int r = wm * (BM / 2) + 16 * mt + 8 * h + g;
+                    const unsigned slot = atomicAdd(&list_count[r], 1u);
+                    if (slot < CM) {
+                      list_value[r][slot] = v;
+                      list_index[r][slot] = j;
+                    }
+                  }
+                } else {
+                  // Three terms: rarely kept late in a row; one term: branch-free.
+                  near[mt][h].add(v, j);
+                }
               }
           }
         }
@@ -434,23 +392,25 @@ __global__ void __launch_bounds__(kHdThreads, hdMinBlocks(MT, kSplit))
 
     // Lanes 4g … 4g + 3 hold the same rows over different centroids; then the four warps along
     // the centroids, through shared memory.
-#pragma unroll
-    for (int mt = 0; mt < MT; ++mt)
-#pragma unroll
-      for (int h = 0; h < 2; ++h) {
-        near[mt][h].merge(1);
-        near[mt][h].merge(2);
-      }
     using Slot = typename SlotOf<Best>::type;
     Slot* merge = reinterpret_cast<Slot*>(smem);  // [4 warps along k][BM rows]
-    if (t == 0) {
+    if constexpr (!kCollect) {
 #pragma unroll
       for (int mt = 0; mt < MT; ++mt)
 #pragma unroll
-        for (int h = 0; h < 2; ++h)
-          merge[wn * BM + wm * (BM / 2) + 16 * mt + 8 * h + g] = slotOf(near[mt][h]);
+        for (int h = 0; h < 2; ++h) {
+          near[mt][h].merge(1);
+          near[mt][h].merge(2);
+        }
+      if (t == 0) {
+#pragma unroll
+        for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+          for (int h = 0; h < 2; ++h)
+            merge[wn * BM + wm * (BM / 2) + 16 * mt + 8 * h + g] = slotOf(near[mt][h]);
+      }
+      __syncthreads();
     }
-    __syncthreads();
 
     // One thread a row: the row's smallest values over all k, then its exact label.
     bool search = false;  // the three-term pass could not settle it: the warp searches all k
@@ -458,7 +418,45 @@ __global__ void __launch_bounds__(kHdThreads, hdMinBlocks(MT, kSplit))
     float dist = INFINITY;
     float lower = 0.0f;  // the row's new bound (0: none)
     const unsigned row = tid < BM ? tile_rows[tid] : ~0u;
-    if (row != ~0u) {
+    if (kCollect && row != ~0u) {
+      ++ranked;
+      // The row's threshold and the centroids at or below it: the nearest is among them.
+      const float limit = __ldg(x.listed_threshold + base + tid);
+      const unsigned count = list_count[tid];
+      label = -1;
+      if (count <= static_cast<unsigned>(CM) && !isnan(limit)) {
+        const float* xr = a.points + static_cast<std::size_t>(row) * d;
+        float x_norm = 0.0f;
+        float second = INFINITY;  // the other listed centroids' smallest exact distance
+        for (unsigned m = 0; m < count; ++m) {  // ties to the lower index, in any order
+          const int j = list_index[tid][m];
+          const float dm = exactRowDistance(xr, a.centroids + static_cast<std::size_t>(j) * d, d,
+                                            aligned, m == 0 ? &x_norm : nullptr);
+          if (dm < dist || (dm == dist && j < label)) {
+            second = dist;
+            dist = dm;
+            label = j;
+          } else {
+            second = fminf(second, dm);
+          }
+        }
+        if (label >= 0 && dist < INFINITY) {
+          // Every centroid not listed has a value above the threshold; the other listed ones are
+          // at their exact distances.
+          const float err = highDimErrorBound(d, false, x_norm, largest, rounded);
+          lower =
+              fminf(highDimLowerBound(limit, err, x_norm, d), highDimExactLowerBound(second, d));
+        } else {
+          label = -1;
+        }
+      }
+      if (label < 0) {  // too many within the threshold, or out of float's range: three terms
+        x.forwarded[atomicAdd(x.forwarded_count, 1u)] = row;
+        dist = -1.0f;
+        label = 0;
+      }
+    }
+    if (!kCollect && row != ~0u) {
       ++ranked;
       Best best;
       for (int w = 0; w < 4; ++w)
@@ -494,8 +492,12 @@ __global__ void __launch_bounds__(kHdThreads, hdMinBlocks(MT, kSplit))
       // Not settled, or a distance that overflows float (the CPU's answer is then its first
       // centroid at ∞ or below): searched.
       search = !(certain || few) || !(dist < INFINITY);
-      if (search && !kSplit) {
-        x.listed[atomicAdd(x.listed_count, 1u)] = row;
+      if (search && kPass == HdPass::kRank) {
+        const unsigned slot = atomicAdd(x.listed_count, 1u);
+        x.listed[slot] = row;
+        // The collect pass takes every centroid up to v₁ + 2E (rounded up), or forwards the row.
+        x.listed_threshold[slot] =
+            tame && dist < INFINITY ? __fadd_ru(best.bestValue(), margin) : NAN;
         search = false;
         dist = -1.0f;  // decided by the next pass
       }
@@ -507,27 +509,31 @@ __global__ void __launch_bounds__(kHdThreads, hdMinBlocks(MT, kSplit))
       }
     }
     if constexpr (kSplit) {
-      // The warps holding rows (tid < BM) search their unsettled rows over all k together.
-      if (warp < BM / 32) {
-        unsigned pending = __ballot_sync(kFullWarp, search);
-        while (pending != 0u) {
-          const int src = __ffs(pending) - 1;
-          pending &= pending - 1;
-          const unsigned r = __shfl_sync(kFullWarp, row, src);
-          const float* xr = a.points + static_cast<std::size_t>(r) * d;
-          float best = INFINITY;
-          const int best_j = warpExactNearest(
-              k,
-              [&](int j) {
-                return exactRowDistance(xr, a.centroids + static_cast<std::size_t>(j) * d, d,
-                                        aligned);
-              },
-              best);
-          if (lane == src) {
-            label = best_j;
-            dist = best;
-          }
+      // The rows left unsettled are searched over all k, a warp a row, by all eight warps (a
+      // search at d = 768, k = 1,024 takes the warp about 0.1 ms).
+      if (search) search_slot[atomicAdd(&search_count, 1u)] = tid;
+      __syncthreads();
+      const unsigned pending = search_count;
+      for (unsigned p = static_cast<unsigned>(warp); p < pending; p += kHdThreads / 32) {
+        const int slot = search_slot[p];
+        const float* xr = a.points + static_cast<std::size_t>(tile_rows[slot]) * d;
+        float best = INFINITY;
+        const int best_j = warpExactNearest(
+            k,
+            [&](int j) {
+              return exactRowDistance(xr, a.centroids + static_cast<std::size_t>(j) * d, d,
+                                      aligned);
+            },
+            best);
+        if (lane == 0) {
+          search_label[slot] = best_j;
+          search_dist[slot] = best;
         }
+      }
+      __syncthreads();
+      if (search) {
+        label = search_label[tid];
+        dist = search_dist[tid];
       }
     }
     if (row != ~0u && dist >= 0.0f) {
@@ -539,16 +545,16 @@ __global__ void __launch_bounds__(kHdThreads, hdMinBlocks(MT, kSplit))
       a.labels_out[row] = new_label;
     }
   }
-  // Integer counts: the three-term pass adds its own to the one-term pass's, order-free.
+  // Integer counts: the later passes add theirs to the rank pass's, order-free.
   if (changed != 0) atomicAdd(&block_changed, changed);
-  // Work: k values and an exact distance a row (the three-term pass's rows count twice).
+  // Work: k values and an exact distance a row (a listed row counts again in each later pass).
   if (ranked != 0) {
-    if (!kSplit) atomicAdd(&block_ranked, ranked);
+    if (kPass == HdPass::kRank) atomicAdd(&block_ranked, ranked);
     atomicAdd(&block_distances, ranked * (static_cast<unsigned long long>(k) + 1));
   }
   __syncthreads();
   if (tid == 0) {
-    if (kSplit)
+    if (kPass != HdPass::kRank)
       atomicAdd(a.block_changed + blockIdx.x, block_changed);
     else
       a.block_changed[blockIdx.x] = block_changed;
