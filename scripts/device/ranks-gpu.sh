@@ -84,10 +84,12 @@ run_files() {
     "$cli" "${common[@]}" --devices all --out-labels "/tmp/$name-all-labels.csv" --out-centroids "/tmp/$name-all-centroids.csv"
     same "/tmp/$name-one" "/tmp/$name-all" "$name k=$k: --devices all ($gpus GPUs) against one GPU"
     for run in "even" "uneven" "net"; do
-      local extra=() env=()
+      local extra=() env=() exported=(-x LD_LIBRARY_PATH)
       [ "$run" = uneven ] && extra=(--rank-shares "$(seq -s, 1 "$gpus")")
-      [ "$run" = net ] && env=(NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1)
-      env "${env[@]}" timeout 300 mpirun -np "$gpus" -x LD_LIBRARY_PATH -x NCCL_P2P_DISABLE -x NCCL_SHM_DISABLE \
+      # NCCL's network path: exported only where set (mpirun warns about unset variables).
+      [ "$run" = net ] && env=(NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1) &&
+        exported+=(-x NCCL_P2P_DISABLE -x NCCL_SHM_DISABLE)
+      env "${env[@]}" timeout 300 mpirun -np "$gpus" "${exported[@]}" \
         "$cli" "${common[@]}" "${extra[@]}" \
         --out-labels "/tmp/$name-$run-labels.csv" --out-centroids "/tmp/$name-$run-centroids.csv" 2>&1 | tail -3
       same "/tmp/$name-one" "/tmp/$name-$run" "$name k=$k: mpirun -np $gpus, one process a GPU, shares $run"
