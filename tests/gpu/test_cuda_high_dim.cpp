@@ -68,9 +68,10 @@ INSTANTIATE_TEST_SUITE_P(
     });
 
 // Standard normal rows (every row near a border: the one-term bound decides only part of them)
-// whose coordinates sit where rounding to TF32 errs most — the 13 dropped bits just below or at
-// half an ulp — at d = 128 and 768: the one-term pass multiplies the rounded copies, and its
-// bound (half truncation's) must still leave every row it decides with the CPU's label.
+// whose coordinates sit where rounding to 10 explicit bits errs most — the 13 dropped bits just
+// below or at half an ulp, for TF32 and, scaled by powers of two, for FP16 alike — at d = 128 and
+// 768: the one-term passes multiply the FP16 copies, and their bound (half truncation's) must
+// still leave every row they decide with the CPU's label.
 TEST(HighDimTensorFamily, StandardNormalRowsAtTf32sWorstRoundingFollowTheCpu) {
   KMS_REQUIRE_CUDA();
   for (int d : {128, 768}) {
@@ -89,6 +90,35 @@ TEST(HighDimTensorFamily, StandardNormalRowsAtTf32sWorstRoundingFollowTheCpu) {
     config.seed = 3;
     config.tolerance = 0.0;
     expectSameTrajectory(DataView{p.data(), n, d}, config, 6);
+  }
+}
+
+// The one-term passes on the FP16 copies against the same passes on the FP32 words read as TF32
+// (CudaTuning::half_copies = false, the path for a device with no room for the copies): the same
+// labels and centroids every iteration, on standard normal rows (many rows listed) at d = 100
+// (copies padded to 104 halves) and d = 99 (the FP32 words copied a float at a time).
+TEST(HighDimTensorFamily, HalfCopiesMatchTheTf32Words) {
+  KMS_REQUIRE_CUDA();
+  for (int d : {100, 99}) {
+    const std::size_t n = 20000;
+    std::mt19937 rng(41 + d);
+    std::normal_distribution<float> normal(0.0f, 1.0f);
+    std::vector<float> p(n * static_cast<std::size_t>(d));
+    for (float& v : p)
+      v = normal(rng);
+    TestingOptions words;
+    words.cuda.half_copies = false;
+    auto halves = createEngine(BackendKind::Cuda, TestingOptions{}).engine;
+    auto tf32 = createEngine(BackendKind::Cuda, words).engine;
+    const DataView view{p.data(), n, d};
+    halves->setData(view);
+    tf32->setData(view);
+    KMeansConfig config;
+    config.k = 300;
+    config.init = InitMethod::Random;
+    config.seed = 9;
+    config.tolerance = 0.0;
+    expectSameEngineRun(*halves, *tf32, config, 6, 4);
   }
 }
 

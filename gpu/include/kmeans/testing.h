@@ -49,6 +49,10 @@ struct CudaTuning {
   /// Rows of d > 64 without counts run on the high-dimensional family (tiled over d, sums kept
   /// across iterations). false: the generic assignment kernel, for comparisons.
   bool high_dim_rows = true;
+  /// The high-dimensional family on tensor cores ranks from FP16 copies of the rows and centroids
+  /// (each set scaled by a power of two) where the device has room for them. false: from the
+  /// FP32 words read as TF32 (a bound twice as wide), as when there is no room.
+  bool half_copies = true;
   /// One-dimensional data (no weights) are indexed as sorted runs with exact prefix sums: an
   /// iteration finds each centroid's rows by a search (k ≤ 32, one GPU). Skipped when its memory
   /// (about 60 bytes per row) is not free or the data span less than 2^-40 or 2^58 or more.

@@ -1,6 +1,7 @@
 #include "cuda/families/high_dim_tensor.cuh"
 
 #include <algorithm>
+#include <type_traits>
 
 #include "cuda/cuda_check.cuh"
 #include "cuda/families/assign_kernels.cuh"
@@ -40,12 +41,16 @@ bool HighDimTensorFamily::fits(const FamilyPlanInput& in) {
 }
 
 HighDimTensorFamily::HighDimTensorFamily(const FamilyPlanInput& in) {
+  half_copies_ = in.tuning.half_copies;
   plan_.threads = kHdThreads;
   plan_.shared_bytes = hdSharedBytes(kFastTiles);
   withLabelBytes(in.label_bytes, [&](auto label_type) {
     using LabelT = decltype(label_type);
-    const int per_sm =
-        prepare(highDimTensorKernel<kFastTiles, HdPass::kRank, LabelT>, hdSharedBytes(kFastTiles));
+    const int per_sm = prepare(highDimTensorKernel<kFastTiles, HdPass::kRank, LabelT, true>,
+                               hdSharedBytes(kFastTiles));
+    prepare(highDimTensorKernel<kFastTiles, HdPass::kCollect, LabelT, true>,
+            hdSharedBytes(kFastTiles));
+    prepare(highDimTensorKernel<kFastTiles, HdPass::kRank, LabelT>, hdSharedBytes(kFastTiles));
     prepare(highDimTensorKernel<kFastTiles, HdPass::kCollect, LabelT>, hdSharedBytes(kFastTiles));
     prepare(highDimTensorKernel<kSplitTiles, HdPass::kSplit, LabelT>, hdSharedBytes(kSplitTiles));
     const std::size_t tiles = (in.data.n + hdBlockRows(kFastTiles) - 1) / hdBlockRows(kFastTiles);
@@ -82,19 +87,23 @@ void HighDimTensorFamily::allocate(const PlacedData& data, int k) {
   forwarded_.resize(data.n);
   row_inertia_.resize(data.n);
   bounds_.resize(data.n);
-  // The rounded copies halve the one-term bound, and so the rows left to the three-term pass
-  // (about 43 % of standard normal rows at 2 M × 128, k = 1,024). They are optional: taken only
-  // with a gigabyte to spare, so that data that fit before still fit.
-  const std::size_t values = data.n * static_cast<std::size_t>(data.d);
-  const std::size_t want = (values + static_cast<std::size_t>(k) * data.d) * sizeof(float);
+  // The FP16 copies: rounded to nearest, they halve the one-term bound against the FP32 words
+  // read as TF32 (and so the rows left to the collect pass: about 43 % of standard normal rows
+  // at 2 M × 128, k = 1,024 before), and take half the instructions and copies a coordinate.
+  // They are optional: taken only with a gigabyte to spare, so that data that fit before still
+  // fit.
+  half_pitch_ = (data.d + 7) & ~7;
+  const std::size_t halves = (data.n + static_cast<std::size_t>(k)) * half_pitch_;
   std::size_t free_bytes = 0, total_bytes = 0;
   KMS_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-  const bool room = free_bytes > want + (std::size_t(1) << 30) &&
-                    rounded_points_.tryResize(values) &&
-                    rounded_centroids_.tryResize(static_cast<std::size_t>(k) * data.d);
+  const bool room = half_copies_ && free_bytes > halves * sizeof(__half) + (std::size_t(1) << 30) &&
+                    half_points_.tryResize(data.n * half_pitch_) &&
+                    half_centroids_.tryResize(static_cast<std::size_t>(k) * half_pitch_) &&
+                    rows_largest_.tryResize(1);
   if (!room) {
-    rounded_points_.release();
-    rounded_centroids_.release();
+    half_points_.release();
+    half_centroids_.release();
+    rows_largest_.release();
   }
 }
 
@@ -145,30 +154,46 @@ void HighDimTensorFamily::enqueueAs(PlacedData& data, const RunBuffers& run, Par
     x.active_count = counters_.get() + 2;
   }
   launchCentroidNorms(a.centroids, k, d, norms_.get(), counters_.get(), s);
-  if (rounded_points_.get() != nullptr) {
-    // The rows once a run (they do not change), the centroids every iteration.
-    const std::size_t centroid_values = static_cast<std::size_t>(k) * d;
+  const bool halves = half_points_.get() != nullptr;
+  if (halves) {
+    // The rows once a run (they do not change), scaled by their largest magnitude; the
+    // centroids every iteration, scaled by their largest norm (launchCentroidNorms, above).
+    auto grid = [](std::size_t count) {
+      return static_cast<int>(std::min<std::size_t>((count + 255) / 256, 4096));
+    };
     if (first) {
       const std::size_t values = data.n * static_cast<std::size_t>(d);
-      roundToTf32Kernel<<<static_cast<int>(std::min<std::size_t>((values + 255) / 256, 4096)), 256,
-                          0, s>>>(a.points, rounded_points_.get(), values);
+      KMS_CUDA_CHECK(cudaMemsetAsync(rows_largest_.get(), 0, sizeof(unsigned), s));
+      largestMagnitudeKernel<<<grid(values), 256, 0, s>>>(a.points, values, rows_largest_.get());
+      KMS_CHECK_LAUNCH();
+      toScaledHalfKernel<<<grid(data.n * half_pitch_), 256, 0, s>>>(
+          a.points, data.n, d, half_pitch_, rows_largest_.get(), false, half_points_.get());
       KMS_CHECK_LAUNCH();
     }
-    roundToTf32Kernel<<<static_cast<int>((centroid_values + 255) / 256), 256, 0, s>>>(
-        a.centroids, rounded_centroids_.get(), centroid_values);
+    toScaledHalfKernel<<<grid(static_cast<std::size_t>(k) * half_pitch_), 256, 0, s>>>(
+        a.centroids, k, d, half_pitch_, counters_.get(), true, half_centroids_.get());
     KMS_CHECK_LAUNCH();
-    x.rounded_points = rounded_points_.get();
-    x.rounded_centroids = rounded_centroids_.get();
+    x.half_points = half_points_.get();
+    x.half_centroids = half_centroids_.get();
+    x.half_pitch = half_pitch_;
+    x.rows_largest_bits = rows_largest_.get();
   }
-  highDimTensorKernel<kFastTiles, HdPass::kRank, LabelT>
-      <<<plan_.blocks, kHdThreads, hdSharedBytes(kFastTiles), s>>>(a, x);
-  KMS_CHECK_LAUNCH();
-  // The rows the one-term bound left open (their count is on the device: every block reads it
-  // and leaves if it has none): their centroids within the threshold, then, for the rows with
-  // too many, three terms.
-  highDimTensorKernel<kFastTiles, HdPass::kCollect, LabelT>
-      <<<plan_.blocks, kHdThreads, hdSharedBytes(kFastTiles), s>>>(a, x);
-  KMS_CHECK_LAUNCH();
+  // The rank pass, then the rows its bound left open (their count is on the device: every block
+  // reads it and leaves if it has none): their centroids within the threshold, then, for the rows
+  // with too many, three terms.
+  auto oneTermPasses = [&](auto halves_type) {
+    constexpr bool kHalves = decltype(halves_type)::value;
+    highDimTensorKernel<kFastTiles, HdPass::kRank, LabelT, kHalves>
+        <<<plan_.blocks, kHdThreads, hdSharedBytes(kFastTiles), s>>>(a, x);
+    KMS_CHECK_LAUNCH();
+    highDimTensorKernel<kFastTiles, HdPass::kCollect, LabelT, kHalves>
+        <<<plan_.blocks, kHdThreads, hdSharedBytes(kFastTiles), s>>>(a, x);
+    KMS_CHECK_LAUNCH();
+  };
+  if (halves)
+    oneTermPasses(std::true_type{});
+  else
+    oneTermPasses(std::false_type{});
   HighDimTensorExtra forwarded = x;
   forwarded.listed = forwarded_.get();
   forwarded.listed_count = x.forwarded_count;

@@ -7,6 +7,8 @@
 // the sums are the high-dimensional family's kept sums.
 #pragma once
 
+#include <cuda_fp16.h>
+
 #include "cuda/families/kernel_family.cuh"
 
 namespace kms::cuda {
@@ -36,7 +38,7 @@ class HighDimTensorFamily final : public KernelFamily {
   std::size_t deviceBytes() const override {
     return norms_.bytes() + counters_.bytes() + active_.bytes() + listed_.bytes() +
            listed_threshold_.bytes() + forwarded_.bytes() + row_inertia_.bytes() + bounds_.bytes() +
-           rounded_points_.bytes() + rounded_centroids_.bytes();
+           half_points_.bytes() + half_centroids_.bytes() + rows_largest_.bytes();
   }
   void release() override {
     norms_.release();
@@ -47,8 +49,9 @@ class HighDimTensorFamily final : public KernelFamily {
     forwarded_.release();
     row_inertia_.release();
     bounds_.release();
-    rounded_points_.release();
-    rounded_centroids_.release();
+    half_points_.release();
+    half_centroids_.release();
+    rows_largest_.release();
   }
 
  private:
@@ -67,10 +70,14 @@ class HighDimTensorFamily final : public KernelFamily {
   DeviceBuffer<unsigned> forwarded_;      ///< n: rows the collect pass left to the three-term pass
   DeviceBuffer<float> row_inertia_;       ///< n: each row's exact distance (× weight)
   DeviceBuffer<float> bounds_;            ///< n: each row's lower bound plus the drift (0: none)
-  /// n × d and k × d: the rows and centroids rounded to TF32 for the one-term pass, when the
-  /// device has room for them beside everything else (empty: it multiplies the FP32 values).
-  DeviceBuffer<float> rounded_points_;
-  DeviceBuffer<float> rounded_centroids_;
+  /// n × pitch and k × pitch: the rows and centroids as scaled FP16 for the one-term passes,
+  /// when the device has room for them beside everything else (empty: they read the FP32 values
+  /// as TF32); the rows' largest magnitude (float bits) their scale comes from.
+  DeviceBuffer<__half> half_points_;
+  DeviceBuffer<__half> half_centroids_;
+  DeviceBuffer<unsigned> rows_largest_;
+  int half_pitch_ = 0;       ///< halves a copied row: d rounded up to 8 (16-byte rows)
+  bool half_copies_ = true;  ///< CudaTuning::half_copies
 };
 
 }  // namespace kms::cuda

@@ -1,10 +1,13 @@
 // The arithmetic the high-dimensional tensor passes (high_dim_tensor_kernel.cuh) decide with:
-// the error bound E of their scores ‖c‖² − 2x·c, the rounding of their operands to TF32, the
+// the error bound E of their scores ‖c‖² − 2x·c, the scaled FP16 copies of their operands, the
 // lower bounds a decided row keeps, the run's drift as the bounds use it, and ‖x − c‖² exactly as
 // the CPU backend computes it. The proofs are in docs/engine.md, "High-dimensional rows on tensor
 // cores".
 #pragma once
 
+#include <cuda_fp16.h>
+
+#include <cfloat>
 #include <cstddef>
 
 #include "common/constants.h"
@@ -22,8 +25,9 @@ namespace kms::cuda {
 ///     of the slices: (d/32)·u.
 /// The other terms — ‖c‖² in FP32 (d·u of C²), the final fma (2u of ‖x‖² + C²) and the CPU's
 /// own rounding of ‖x − c‖² (2(d + 4)u of ‖x‖² + C²) — are highDimSmallFactor's.
-///   one term on operands rounded to TF32 beforehand (to nearest: within 2^−11 of themselves,
-///     which the tensor cores then read exactly): 2^−10 + 2^−22 of Σ|xᵢcᵢ|, plus d·2^−22.
+///   one term on operands rounded to nearest beforehand (FP16 copies scaled by powers of two:
+///     within 2^−11 of themselves in FP16's normal range, which the tensor cores then read
+///     exactly): 2^−10 + 2^−22 of Σ|xᵢcᵢ|, plus d·2^−22 (highDimHalfErrorBound adds the rest).
 __host__ __device__ constexpr float highDimDotFactor(int d, bool split, bool rounded = false) {
   return split ? 1.01f * 3.0f * 9.5367432e-7f + 96.0f * 2.3841858e-7f + (d / 32 + 1) * 5.9604645e-8f
          : rounded ? 9.765625e-4f + 2.3841858e-7f + d * 2.3841858e-7f
@@ -45,21 +49,71 @@ __device__ __forceinline__ float highDimErrorBound(int d, bool split, float x_no
          1e-30f;
 }
 
-/// v rounded to the nearest TF32 value (the 13 low mantissa bits dropped, half away from zero):
-/// within 2^−11 of v relatively; ∞ and NaN unchanged.
-__device__ __forceinline__ float roundToTf32(float v) {
-  unsigned bits = __float_as_uint(v);
-  if ((bits & 0x7f800000u) != 0x7f800000u) bits = (bits + 0x1000u) & 0xffffe000u;
-  return __uint_as_float(bits);
+/// The power of two 2^e by which values of largest magnitude `largest` are scaled before they are
+/// rounded to FP16 (the one-term passes' operands): the largest lands in [2^14, 2^15), far below
+/// FP16's 65,504, and the others keep as many bits as FP16's range allows. e is kept within
+/// ±60 so that 2^−(e_x + e_c) is a normal float; 0 for zero, ∞ or NaN (such data fall through to
+/// the exact search: highDimHalfScalesUsable).
+__device__ __forceinline__ int halfScaleExponent(float largest) {
+  if (!(largest > 0.0f) || !(largest <= FLT_MAX)) return 0;
+  int e = 0;
+  frexpf(largest, &e);  // largest = f·2^e, f in [0.5, 1)
+  return max(-60, min(60, 15 - e));
 }
 
-/// out[i] = roundToTf32(in[i]): the one-term pass's operands (rows once a run, centroids every
-/// iteration), so that its products are off by half what truncation leaves.
-__global__ void roundToTf32Kernel(const float* __restrict__ in, float* __restrict__ out,
-                                  std::size_t count) {
+/// Whether the FP16 copies hold every value finitely: the rows' largest magnitude and the
+/// centroids' largest squared norm (which bounds each of their coordinates) are finite.
+__device__ __forceinline__ bool highDimHalfScalesUsable(float rows_largest, float c_norm) {
+  return rows_largest <= FLT_MAX && c_norm <= FLT_MAX;
+}
+
+/// E for the one-term passes on FP16 copies: each copy is v·2^e rounded to nearest, within
+/// 2^−11 of itself where it is a normal FP16 value — the rounded factor of highDimDotFactor, as
+/// for TF32-rounded copies — and within 2^−14 absolutely below FP16's normal range (subnormal,
+/// or flushed to zero), 2^−14−e once unscaled: a = 2^−14−e_x for the rows, b = 2^−14−e_c for the
+/// centroids. Then |x̃·c̃ − x·c| gains at most (a·Σ|cᵢ| + b·Σ|xᵢ|)(1 + 2^−11) + d·a·b ≤
+/// 1.01(a·√d·‖c‖ + b·√d·‖x‖) + d·a·b, doubled in v and ×1.25 as the rest.
+__device__ __forceinline__ float highDimHalfErrorBound(int d, float x_norm, float c_norm, int e_x,
+                                                       int e_c) {
+  const float a = ldexpf(1.0f, -14 - e_x), b = ldexpf(1.0f, -14 - e_c);
+  const float root_d = sqrtf(static_cast<float>(d));
+  const float floor_terms =
+      1.01f * (a * root_d * sqrtf(c_norm) + b * root_d * sqrtf(x_norm)) + d * a * b;
+  return highDimErrorBound(d, false, x_norm, c_norm, true) + 2.5f * 1.01f * floor_terms;
+}
+
+/// The largest |value| of `count` floats, as float bits, into *largest_bits (atomicMax: for
+/// non-negative floats the bits order as the values; NaN above ∞). *largest_bits starts at 0.
+__global__ void largestMagnitudeKernel(const float* __restrict__ in, std::size_t count,
+                                       unsigned* largest_bits) {
+  unsigned bits = 0;
   for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < count;
        i += static_cast<std::size_t>(gridDim.x) * blockDim.x)
-    out[i] = roundToTf32(in[i]);
+    bits = max(bits, __float_as_uint(in[i]) & 0x7fffffffu);
+  for (int offset = 16; offset > 0; offset >>= 1)
+    bits = max(bits, __shfl_xor_sync(kFullWarp, bits, offset));
+  if ((threadIdx.x & 31) == 0 && bits != 0) atomicMax(largest_bits, bits);
+}
+
+/// The FP16 copies the one-term passes multiply: out[r·pitch + c] = in[r·d + c]·2^e rounded to
+/// nearest (c < d; 0 in the padding up to pitch, a multiple of 8 so that every row starts on 16
+/// bytes). e from the rows' largest magnitude (`largest_bits`, largestMagnitudeKernel) or, for
+/// centroids, from the square root of their largest squared norm (`norm_bits`), which no
+/// coordinate exceeds. The scaling is exact (a power of two, normal results), so each value is
+/// rounded once.
+__global__ void toScaledHalfKernel(const float* __restrict__ in, std::size_t rows, int d, int pitch,
+                                   const unsigned* largest_bits, bool from_norm,
+                                   __half* __restrict__ out) {
+  const float largest =
+      from_norm ? sqrtf(__uint_as_float(*largest_bits)) : __uint_as_float(*largest_bits);
+  const float scale = ldexpf(1.0f, halfScaleExponent(largest));
+  const std::size_t count = rows * static_cast<std::size_t>(pitch);
+  for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < count;
+       i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
+    const std::size_t r = i / pitch;
+    const int c = static_cast<int>(i - r * pitch);
+    out[i] = __float2half_rn(c < d ? in[r * d + c] * scale : 0.0f);
+  }
 }
 
 /// The lower bound a ranked row keeps on its real distance to every centroid but its own

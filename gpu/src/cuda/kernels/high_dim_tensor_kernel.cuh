@@ -103,11 +103,14 @@ struct HighDimTensorExtra {
   unsigned* forwarded_count = nullptr;
   /// [slot][2], zeroed before the iteration: rows ranked over all k, distances computed.
   unsigned long long* block_work = nullptr;
-  /// The rows and the iteration's centroids rounded to TF32 (roundToTf32Kernel), which the
-  /// one-term pass multiplies instead of the FP32 values (a bound half as wide); null where the
-  /// device had no room for the copy: the FP32 values, truncated by the tensor cores.
-  const float* rounded_points = nullptr;
-  const float* rounded_centroids = nullptr;
+  /// The one-term passes' FP16 copies (toScaledHalfKernel) of the rows (once a run) and of the
+  /// iteration's centroids, `half_pitch` halves a row, and the rows' largest magnitude (float
+  /// bits) their scale comes from; null where the device had no room for them (the passes then
+  /// read the FP32 values as TF32: a bound twice as wide).
+  const __half* half_points = nullptr;
+  const __half* half_centroids = nullptr;
+  int half_pitch = 0;
+  const unsigned* rows_largest_bits = nullptr;
 };
 
 /// Adds a block's counts to its work slot (IterationStats::rows_searched, distances_computed).
@@ -122,7 +125,10 @@ __device__ __forceinline__ void addBlockWork(unsigned long long* block_work, int
 /// iteration), the listed ones (collect) or the forwarded ones (split). Each row it decides keeps
 /// a new lower bound. MT m-tiles of 16 rows a warp (2 in every pass here; the three-term pass's
 /// split operands and per-slice sums take twice the registers, so one block a multiprocessor).
-template <int MT, HdPass kPass, typename LabelT>
+/// kHalves (one-term passes only): the operands are the FP16 copies, 64 coordinates a stage and
+/// mma.sync m16n8k16 — the same bytes through the same shared memory and ldmatrix loads as 32
+/// TF32 coordinates, so half the instructions and copies a coordinate.
+template <int MT, HdPass kPass, typename LabelT, bool kHalves = false>
 __global__ void __launch_bounds__(kHdThreads, hdMinBlocks(MT, kPass == HdPass::kSplit))
     highDimTensorKernel(AssignArgs<LabelT> a, HighDimTensorExtra x) {
   constexpr bool kSplit = kPass == HdPass::kSplit;
@@ -152,16 +158,36 @@ __global__ void __launch_bounds__(kHdThreads, hdMinBlocks(MT, kPass == HdPass::k
   const int wm = warp >> 2;  // rows [wm·BM/2, (wm + 1)·BM/2) of the block's
   const int wn = warp & 3;   // centroids [32·wn, 32·wn + 32) of each tile
   const bool weighted = a.weights != nullptr;
-  const bool aligned = (d & 3) == 0;  // rows start on 16 bytes: whole float4 copies
-  // What the tensor cores multiply: the TF32-rounded copies in the one-term passes where there
-  // are some; the FP32 values in the three-term pass (it splits them itself).
-  const bool rounded = !kSplit && x.rounded_points != nullptr;
-  const float* const mma_points = rounded ? x.rounded_points : a.points;
-  const float* const mma_centroids = rounded ? x.rounded_centroids : a.centroids;
-  const int slices = (d + kHdSlice - 1) / kHdSlice;
+  static_assert(!(kHalves && kSplit), "the three-term pass splits the FP32 values itself");
+  const bool aligned = (d & 3) == 0;  // FP32 rows start on 16 bytes: float4 reads
+  // What the tensor cores multiply, as bytes: the FP16 copies, or the FP32 values (read as TF32
+  // in the one-term passes, split in the three-term pass). A stage holds 128 bytes of a row.
+  const char* const mma_points = kHalves ? reinterpret_cast<const char*>(x.half_points)
+                                         : reinterpret_cast<const char*>(a.points);
+  const char* const mma_centroids = kHalves ? reinterpret_cast<const char*>(x.half_centroids)
+                                            : reinterpret_cast<const char*>(a.centroids);
+  const int row_bytes = kHalves ? 2 * x.half_pitch : 4 * d;
+  const bool whole_copies = kHalves || aligned;  // rows start on 16 bytes: 16-byte copies
+  const int slices = (row_bytes + 4 * kHdSlice - 1) / (4 * kHdSlice);
   const int centroid_tiles = (k + kHdCentroids - 1) / kHdCentroids;
   const int steps = slices * centroid_tiles;
   const float largest = __uint_as_float(*x.largest_norm_bits);
+  // FP16 copies: the scales' exponents (the values were multiplied by 2^e_x and 2^e_c), undone
+  // exactly in each value's one FMA; data whose scales are not finite go to the exact search.
+  int e_x = 0, e_c = 0;
+  bool scales_usable = true;
+  if constexpr (kHalves) {
+    const float rows_largest = __uint_as_float(*x.rows_largest_bits);
+    e_x = halfScaleExponent(rows_largest);
+    e_c = halfScaleExponent(sqrtf(largest));
+    scales_usable = highDimHalfScalesUsable(rows_largest, largest);
+  }
+  const float minus_two_scale = kHalves ? ldexpf(-2.0f, -(e_x + e_c)) : -2.0f;
+  // E for a row of squared norm x_norm: this pass's bound.
+  auto errorBound = [&](float x_norm) {
+    return kHalves ? highDimHalfErrorBound(d, x_norm, largest, e_x, e_c)
+                   : highDimErrorBound(d, kSplit, x_norm, largest);
+  };
   // The 16-byte copies a thread issues each step: quad tid % 8 of rows tid / 8 + 32u.
   const int copy_row = tid >> 3, copy_col = 4 * (tid & 7);
   // ldmatrix row addresses (floats from a stage's start): lane l gives row l % 8 of tile l / 8.
@@ -207,11 +233,11 @@ __global__ void __launch_bounds__(kHdThreads, hdMinBlocks(MT, kPass == HdPass::k
                                  : -INFINITY;
         }
     }
-    const float* row_source[BM / 32];  // aligned copies: this thread's rows, null past the end
+    const char* row_source[BM / 32];  // whole copies: this thread's rows, null past the end
 #pragma unroll
     for (int u = 0; u < BM / 32; ++u) {
       const unsigned r = tile_rows[copy_row + 32 * u];
-      row_source[u] = r != ~0u ? mma_points + static_cast<std::size_t>(r) * d : nullptr;
+      row_source[u] = r != ~0u ? mma_points + static_cast<std::size_t>(r) * row_bytes : nullptr;
     }
 
     // Issues the copies of step q (centroid tile q / slices, slice q % slices) into stage q % 3;
@@ -221,9 +247,9 @@ __global__ void __launch_bounds__(kHdThreads, hdMinBlocks(MT, kPass == HdPass::k
         float* as = smem + (q % 3) * kStage;
         const int c0 = (q % slices) * kHdSlice;
         const int first_centroid = (q / slices) * kHdCentroids;
-        if (aligned) {
-          const int c = c0 + copy_col;
-          const bool column_inside = c < d;
+        if (whole_copies) {
+          const int c = 4 * (c0 + copy_col);  // bytes into the row
+          const bool column_inside = c < row_bytes;
 #pragma unroll
           for (int u = 0; u < BM / 32; ++u) {
             const bool inside = column_inside && row_source[u] != nullptr;
@@ -234,23 +260,25 @@ __global__ void __launch_bounds__(kHdThreads, hdMinBlocks(MT, kPass == HdPass::k
           for (int u = 0; u < kHdCentroids / 32; ++u) {
             const int j = first_centroid + copy_row + 32 * u;
             const bool inside = column_inside && j < k;
-            copyAsync<16>(
-                as + (BM + copy_row + 32 * u) * kHdPitch + copy_col,
-                inside ? mma_centroids + static_cast<std::size_t>(j) * d + c : mma_centroids,
-                inside ? 16 : 0);
+            copyAsync<16>(as + (BM + copy_row + 32 * u) * kHdPitch + copy_col,
+                          inside ? mma_centroids + static_cast<std::size_t>(j) * row_bytes + c
+                                 : mma_centroids,
+                          inside ? 16 : 0);
           }
-        } else {
+        } else {  // FP32 rows of d % 4 ≠ 0: a float at a time
+          const float* const points = a.points;
+          const float* const centroids = a.centroids;
           for (int i = tid; i < (BM + kHdCentroids) * kHdSlice; i += kHdThreads) {
             const int r = i >> 5, c = c0 + (i & 31);
-            const float* src = mma_points;
+            const float* src = points;
             bool inside = c < d;
             if (r < BM) {
               inside = inside && tile_rows[r] != ~0u;
-              if (inside) src = mma_points + static_cast<std::size_t>(tile_rows[r]) * d + c;
+              if (inside) src = points + static_cast<std::size_t>(tile_rows[r]) * d + c;
             } else {
               const int j = first_centroid + r - BM;
               inside = inside && j < k;
-              if (inside) src = mma_centroids + static_cast<std::size_t>(j) * d + c;
+              if (inside) src = centroids + static_cast<std::size_t>(j) * d + c;
             }
             copyAsync<4>(as + r * kHdPitch + (i & 31), src, inside ? 4 : 0);
           }
@@ -341,8 +369,12 @@ __global__ void __launch_bounds__(kHdThreads, hdMinBlocks(MT, kPass == HdPass::k
 #pragma unroll
           for (int mt = 0; mt < MT; ++mt)
 #pragma unroll
-            for (int nt = 0; nt < 4; ++nt)
-              mmaTf32(acc[mt][nt], af[mt], bf[nt]);
+            for (int nt = 0; nt < 4; ++nt) {
+              if constexpr (kHalves)
+                mmaF16(acc[mt][nt], af[mt], bf[nt]);
+              else
+                mmaTf32(acc[mt][nt], af[mt], bf[nt]);
+            }
         }
       }
       if constexpr (kSplit) {
@@ -368,7 +400,7 @@ __global__ void __launch_bounds__(kHdThreads, hdMinBlocks(MT, kPass == HdPass::k
             for (int mt = 0; mt < MT; ++mt)
 #pragma unroll
               for (int h = 0; h < 2; ++h) {
-                const float v = fmaf(-2.0f, acc[mt][nt][2 * h + e], norm);
+                const float v = fmaf(minus_two_scale, acc[mt][nt][2 * h + e], norm);
                 if constexpr (kCollect) {
                   // A few centroids a row pass: one compare a value.
                   if (v <= threshold[mt][h]) {
@@ -443,7 +475,7 @@ __global__ void __launch_bounds__(kHdThreads, hdMinBlocks(MT, kPass == HdPass::k
         if (label >= 0 && dist < INFINITY) {
           // Every centroid not listed has a value above the threshold; the other listed ones are
           // at their exact distances.
-          const float err = highDimErrorBound(d, false, x_norm, largest, rounded);
+          const float err = errorBound(x_norm);
           lower =
               fminf(highDimLowerBound(limit, err, x_norm, d), highDimExactLowerBound(second, d));
         } else {
@@ -467,10 +499,10 @@ __global__ void __launch_bounds__(kHdThreads, hdMinBlocks(MT, kPass == HdPass::k
       label = best.bestIndex();
       dist = exactRowDistance(xr, a.centroids + static_cast<std::size_t>(label) * d, d, aligned,
                               &x_norm);
-      const float err = highDimErrorBound(d, kSplit, x_norm, largest, rounded);
+      const float err = errorBound(x_norm);
       const float margin = 2.0f * err;
       // Data near float's range (or NaN anywhere) fall through to the exact search.
-      const bool tame = x_norm + largest < 1e37f;
+      const bool tame = scales_usable && x_norm + largest < 1e37f;
       const bool certain = tame && best.runnerUp() - best.bestValue() > margin;
       bool few = false;  // the candidates within the margin are all kept: their exact distances
       if constexpr (kSplit) {

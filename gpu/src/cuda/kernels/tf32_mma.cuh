@@ -1,5 +1,6 @@
-// TF32 tensor-core primitives (compute capability 8.0 and later): rounding to TF32 and one
-// m16n8k8 matrix-multiply-accumulate, with the PTX ISA's documented fragment layouts.
+// TF32 and FP16 tensor-core primitives (compute capability 8.0 and later): rounding to TF32, one
+// m16n8k8 TF32 and one m16n8k16 FP16 matrix-multiply-accumulate (FP32 accumulators), with the
+// PTX ISA's documented fragment layouts.
 #pragma once
 
 namespace kms::cuda {
@@ -25,6 +26,25 @@ __device__ __forceinline__ void mmaTf32(float (&c)[4], uint4 a, uint2 b) {
 #if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
   asm volatile(
       "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, "
+      "{%8, %9}, {%0, %1, %2, %3};\n"
+      : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+      : "r"(a.x), "r"(a.y), "r"(a.z), "r"(a.w), "r"(b.x), "r"(b.y));
+#else
+  __trap();
+#endif
+}
+
+/// c += a·b for one 16 × 8 × 16 FP16 tile (row-major A, column-major B, FP32 accumulators).
+/// Fragment layout (PTX ISA, m16n8k16 .f16), with g = lane / 4 and t = lane % 4, each register a
+/// pair of halves along k: a = {(g, 2t…2t + 1), (g + 8, 2t…), (g, 2t + 8…), (g + 8, 2t + 8…)},
+/// b = {(2t…2t + 1, g), (2t + 8…2t + 9, g)}, c as for mmaTf32. These are the same bytes, in the
+/// same registers, as mmaTf32's fragments of 32-bit words: 32 bytes of a row along k feed one
+/// instruction of either kind (8 TF32 or 16 FP16 coordinates), so the same ldmatrix loads serve
+/// both.
+__device__ __forceinline__ void mmaF16(float (&c)[4], uint4 a, uint2 b) {
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
+  asm volatile(
+      "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, "
       "{%8, %9}, {%0, %1, %2, %3};\n"
       : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
       : "r"(a.x), "r"(a.y), "r"(a.z), "r"(a.w), "r"(b.x), "r"(b.y));
