@@ -52,8 +52,9 @@ __device__ __forceinline__ float highDimErrorBound(int d, bool split, float x_no
 /// The power of two 2^e by which values of largest magnitude `largest` are scaled before they are
 /// rounded to FP16 (the one-term passes' operands): the largest lands in [2^14, 2^15), far below
 /// FP16's 65,504, and the others keep as many bits as FP16's range allows. e is kept within
-/// ±60 so that 2^−(e_x + e_c) is a normal float; 0 for zero, ∞ or NaN (such data fall through to
-/// the exact search: highDimHalfScalesUsable).
+/// ±60 so that 2^−(e_x + e_c) is a normal float (held at −60, values beyond 2^75 overflow FP16:
+/// their rows' ‖x‖² is far past the 10^37 that sends a row to the exact search); 0 for zero, ∞
+/// or NaN (such data fall through to the exact search: highDimHalfScalesUsable).
 __device__ __forceinline__ int halfScaleExponent(float largest) {
   if (!(largest > 0.0f) || !(largest <= FLT_MAX)) return 0;
   int e = 0;
