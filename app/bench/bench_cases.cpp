@@ -64,6 +64,29 @@ std::vector<float> largeGaussianMixture(std::size_t n, int d, int groups, std::u
   return p;
 }
 
+/// `count` standard normal values (Flash-KMeans' own benchmark data: rows that never settle, every
+/// one near a border), drawn in blocks in parallel, each block from its own seed.
+std::vector<float> standardNormal(std::size_t count, std::uint64_t seed) {
+  std::vector<float> p(count);
+  constexpr std::size_t kBlock = 1 << 22;
+  const std::size_t blocks = (count + kBlock - 1) / kBlock;
+  std::atomic<std::size_t> next{0};
+  const auto work = [&] {
+    for (std::size_t b = next++; b < blocks; b = next++) {
+      std::mt19937_64 block_rng(seed * 1000003 + b);
+      std::normal_distribution<float> normal(0.0f, 1.0f);
+      for (std::size_t i = b * kBlock; i < std::min(count, (b + 1) * kBlock); ++i)
+        p[i] = normal(block_rng);
+    }
+  };
+  std::vector<std::thread> threads(std::max(1u, std::thread::hardware_concurrency()));
+  for (auto& t : threads)
+    t = std::thread(work);
+  for (auto& t : threads)
+    t.join();
+  return p;
+}
+
 }  // namespace
 
 Photo readPpm(const std::string& path) {
@@ -185,6 +208,9 @@ std::vector<BenchCase> benchCases(bool quick, const Photo* photo) {
       // High-dimensional rows (the shapes of embeddings; Flash-KMeans' own benchmark shape first).
       {std::to_string(2 * million) + " pts, d=128, k=1024", "mix-d128", 2 * million, 128, 1024, 0.0,
        false},
+      // The same shape on standard normal rows, which never settle (issue 32's hardest case).
+      {std::to_string(2 * million) + " pts, d=128, k=1024, standard normal", "randn-d128",
+       2 * million, 128, 1024, 0.0, false},
       {std::to_string(million) + " pts, d=768, k=1024", "mix-d768", million, 768, 1024, 0.0, false},
       {std::to_string(million) + " pts, d=256, k=4096", "mix-d256", million, 256, 4096, 0.0, false},
       // IVF training's shape: k = 65,535 (the engine's largest), the rows drawn in parallel.
@@ -306,6 +332,8 @@ BenchData benchData(const BenchCase& c, const Photo* photo) {
     data.values.resize(c.n * c.d);
     for (float& v : data.values)
       v = u(rng);
+  } else if (c.data_key.rfind("randn-", 0) == 0) {
+    data.values = standardNormal(c.n * c.d, 4000 + c.d);
   } else if (c.all_gpus || c.data_key.rfind("large-", 0) == 0) {
     data.values = largeGaussianMixture(c.n, c.d, 2 * c.k, 2000 + c.d);
   } else {
