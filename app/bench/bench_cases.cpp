@@ -32,6 +32,22 @@ std::vector<float> gaussianMixture(std::size_t n, int d, int groups, std::uint64
   return p;
 }
 
+/// Calls draw(b) for blocks b = 0 … blocks − 1 on every hardware thread: data drawn block by
+/// block, each block from its own seed, are the same for any thread count.
+template <typename Draw>
+void drawBlocksInParallel(std::size_t blocks, const Draw& draw) {
+  std::atomic<std::size_t> next{0};
+  const auto work = [&] {
+    for (std::size_t b = next++; b < blocks; b = next++)
+      draw(b);
+  };
+  std::vector<std::thread> threads(std::max(1u, std::thread::hardware_concurrency()));
+  for (auto& t : threads)
+    t = std::thread(work);
+  for (auto& t : threads)
+    t.join();
+}
+
 /// gaussianMixture for hundreds of millions of points: blocks of rows drawn in parallel, each
 /// from its own seed (the same data for any thread count).
 std::vector<float> largeGaussianMixture(std::size_t n, int d, int groups, std::uint64_t seed) {
@@ -42,25 +58,16 @@ std::vector<float> largeGaussianMixture(std::size_t n, int d, int groups, std::u
     c = centre(rng);
   std::vector<float> p(n * d);
   constexpr std::size_t kBlock = 1 << 20;
-  const std::size_t blocks = (n + kBlock - 1) / kBlock;
-  std::atomic<std::size_t> next{0};
-  const auto work = [&] {
-    for (std::size_t b = next++; b < blocks; b = next++) {
-      std::mt19937_64 block_rng(seed * 1000003 + b);
-      std::normal_distribution<float> noise(0.0f, 0.35f);
-      std::uniform_int_distribution<int> pick(0, groups - 1);
-      for (std::size_t i = b * kBlock; i < std::min(n, (b + 1) * kBlock); ++i) {
-        const int g = pick(block_rng);
-        for (int c = 0; c < d; ++c)
-          p[i * d + c] = centres[static_cast<std::size_t>(g) * d + c] + noise(block_rng);
-      }
+  drawBlocksInParallel((n + kBlock - 1) / kBlock, [&](std::size_t b) {
+    std::mt19937_64 block_rng(seed * 1000003 + b);
+    std::normal_distribution<float> noise(0.0f, 0.35f);
+    std::uniform_int_distribution<int> pick(0, groups - 1);
+    for (std::size_t i = b * kBlock; i < std::min(n, (b + 1) * kBlock); ++i) {
+      const int g = pick(block_rng);
+      for (int c = 0; c < d; ++c)
+        p[i * d + c] = centres[static_cast<std::size_t>(g) * d + c] + noise(block_rng);
     }
-  };
-  std::vector<std::thread> threads(std::max(1u, std::thread::hardware_concurrency()));
-  for (auto& t : threads)
-    t = std::thread(work);
-  for (auto& t : threads)
-    t.join();
+  });
   return p;
 }
 
@@ -69,21 +76,12 @@ std::vector<float> largeGaussianMixture(std::size_t n, int d, int groups, std::u
 std::vector<float> standardNormal(std::size_t count, std::uint64_t seed) {
   std::vector<float> p(count);
   constexpr std::size_t kBlock = 1 << 22;
-  const std::size_t blocks = (count + kBlock - 1) / kBlock;
-  std::atomic<std::size_t> next{0};
-  const auto work = [&] {
-    for (std::size_t b = next++; b < blocks; b = next++) {
-      std::mt19937_64 block_rng(seed * 1000003 + b);
-      std::normal_distribution<float> normal(0.0f, 1.0f);
-      for (std::size_t i = b * kBlock; i < std::min(count, (b + 1) * kBlock); ++i)
-        p[i] = normal(block_rng);
-    }
-  };
-  std::vector<std::thread> threads(std::max(1u, std::thread::hardware_concurrency()));
-  for (auto& t : threads)
-    t = std::thread(work);
-  for (auto& t : threads)
-    t.join();
+  drawBlocksInParallel((count + kBlock - 1) / kBlock, [&](std::size_t b) {
+    std::mt19937_64 block_rng(seed * 1000003 + b);
+    std::normal_distribution<float> normal(0.0f, 1.0f);
+    for (std::size_t i = b * kBlock; i < std::min(count, (b + 1) * kBlock); ++i)
+      p[i] = normal(block_rng);
+  });
   return p;
 }
 
