@@ -93,6 +93,34 @@ TEST(HighDimTensorFamily, StandardNormalRowsAtTf32sWorstRoundingFollowTheCpu) {
   }
 }
 
+// Rows at float's small end and rows far apart in scale, at d = 128 with k = 6: blobs scaled
+// by 10^−21 (squared distances of about 10^−40: subnormal terms, which round by up to 2^−149
+// each, so a lower bound from an exact distance must not trust them relatively), and the same
+// tiny rows beside a few rows of magnitude 1,000 on either side of them (the FP16 copies' scale
+// then comes from the large rows and the tiny ones fall below FP16's normal range: E's absolute
+// term; their centroids' sums, quantised at the data's scale, come out 0: exact ties). The CPU's
+// labels and centroids every iteration.
+TEST(HighDimTensorFamily, TinyRowsAndRowsFarApartInScaleFollowTheCpu) {
+  KMS_REQUIRE_CUDA();
+  const int d = 128;
+  const std::size_t n = 6000;
+  for (const bool with_large_rows : {false, true}) {
+    std::vector<float> p = blobPoints(n, d, 6, 57, 4.0f, 1.0f);
+    for (float& v : p)
+      v *= 1e-21f;
+    if (with_large_rows)  // ±1,000 about 0, so that centring leaves the tiny rows tiny
+      for (std::size_t i = 0; i < n; i += 1000)
+        for (int c = 0; c < d; ++c)
+          p[i * d + c] = (i % 2000 == 0 ? 1000.0f : -1000.0f) + static_cast<float>(c % 7);
+    KMeansConfig config;
+    config.k = 6;
+    config.init = InitMethod::KMeansPlusPlus;
+    config.seed = 13;
+    config.tolerance = 0.0;
+    expectSameTrajectory(DataView{p.data(), n, d}, config, 6);
+  }
+}
+
 // The one-term passes on the FP16 copies against the same passes on the FP32 words read as TF32
 // (CudaTuning::half_copies = false, the path for a device with no room for the copies): the same
 // labels and centroids every iteration, on standard normal rows (many rows listed) at d = 100

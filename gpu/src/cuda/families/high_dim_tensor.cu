@@ -34,10 +34,11 @@ int prepare(Kernel kernel, std::size_t shared_bytes) {
 }  // namespace
 
 bool HighDimTensorFamily::fits(const FamilyPlanInput& in) {
-  // 2 KB stay for the kernel's static shared memory (the tile's row indices, the block's count).
+  // 4 KB stay for the kernels' static shared memory (the tile's row indices, the collect pass's
+  // lists, the split pass's searches, the block's counts: under 3 KB).
   return in.tuning.high_dim_rows && in.tuning.tensor_cores && in.limits.tensor_cores &&
          in.data.d > 64 && !in.data.summary.fixed.counted && !in.data.points.onHost() &&
-         hdSharedBytes(kFastTiles) + 2048 <= in.limits.max_shared_per_block;
+         hdSharedBytes(kFastTiles) + 4096 <= in.limits.max_shared_per_block;
 }
 
 HighDimTensorFamily::HighDimTensorFamily(const FamilyPlanInput& in) {
@@ -96,6 +97,8 @@ void HighDimTensorFamily::allocate(const PlacedData& data, int k) {
   const std::size_t halves = (data.n + static_cast<std::size_t>(k)) * half_pitch_;
   std::size_t free_bytes = 0, total_bytes = 0;
   KMS_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+  // Copies kept from an earlier run count as free: they are resized in place.
+  free_bytes += half_points_.bytes() + half_centroids_.bytes();
   const bool room = half_copies_ && free_bytes > halves * sizeof(__half) + (std::size_t(1) << 30) &&
                     half_points_.tryResize(data.n * half_pitch_) &&
                     half_centroids_.tryResize(static_cast<std::size_t>(k) * half_pitch_) &&

@@ -83,14 +83,18 @@ __device__ __forceinline__ float highDimHalfErrorBound(int d, float x_norm, floa
   return highDimErrorBound(d, false, x_norm, c_norm, true) + 2.5f * 1.01f * floor_terms;
 }
 
-/// The largest |value| of `count` floats, as float bits, into *largest_bits (atomicMax: for
-/// non-negative floats the bits order as the values; NaN above ∞). *largest_bits starts at 0.
+/// The largest finite |value| of `count` floats, as float bits, into *largest_bits (atomicMax:
+/// for non-negative floats the bits order as the values). *largest_bits starts at 0. ∞ and NaN
+/// are left out: their rows' ‖x‖² sends them to the exact search, and the other rows keep a
+/// scale that fits them.
 __global__ void largestMagnitudeKernel(const float* __restrict__ in, std::size_t count,
                                        unsigned* largest_bits) {
   unsigned bits = 0;
   for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < count;
-       i += static_cast<std::size_t>(gridDim.x) * blockDim.x)
-    bits = max(bits, __float_as_uint(in[i]) & 0x7fffffffu);
+       i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
+    const unsigned magnitude = __float_as_uint(in[i]) & 0x7fffffffu;
+    if (magnitude < 0x7f800000u) bits = max(bits, magnitude);
+  }
   for (int offset = 16; offset > 0; offset >>= 1)
     bits = max(bits, __shfl_xor_sync(kFullWarp, bits, offset));
   if ((threadIdx.x & 31) == 0 && bits != 0) atomicMax(largest_bits, bits);
@@ -108,13 +112,12 @@ __global__ void toScaledHalfKernel(const float* __restrict__ in, std::size_t row
   const float largest =
       from_norm ? sqrtf(__uint_as_float(*largest_bits)) : __uint_as_float(*largest_bits);
   const float scale = ldexpf(1.0f, halfScaleExponent(largest));
-  const std::size_t count = rows * static_cast<std::size_t>(pitch);
-  for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < count;
-       i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
-    const std::size_t r = i / pitch;
-    const int c = static_cast<int>(i - r * pitch);
-    out[i] = __float2half_rn(c < d ? in[r * d + c] * scale : 0.0f);
-  }
+  // A warp a row, its lanes along the row (pitch ≥ 72 here: d > 64).
+  const unsigned warps = blockDim.x / 32, lane = threadIdx.x & 31;
+  for (std::size_t r = static_cast<std::size_t>(blockIdx.x) * warps + threadIdx.x / 32; r < rows;
+       r += static_cast<std::size_t>(gridDim.x) * warps)
+    for (int c = static_cast<int>(lane); c < pitch; c += 32)
+      out[r * pitch + c] = __float2half_rn(c < d ? in[r * d + c] * scale : 0.0f);
 }
 
 /// The lower bound a ranked row keeps on its real distance to every centroid but its own
@@ -131,12 +134,14 @@ __device__ __forceinline__ float highDimLowerBound(float v_other, float err, flo
 }
 
 /// A lower bound on the real distance of a centroid whose CPU distance (exactRowDistance) is
-/// `dist`: d non-negative terms, each rounded three times and summed in order, leave that
-/// within 2(d + 4)·u of the real square; the 2u more cover this product's own rounding.
+/// `dist`: d non-negative terms, each rounded three times and summed in order, leave that within
+/// 2(d + 4)·u of the real square where the terms are normal floats; the 2u more cover this
+/// product's own rounding. Subnormal terms round by up to 2^−149 each, absolutely (a term of
+/// 0.75·2^−149 becomes 2^−149): the 10^−30 taken off, E's floor, covers d·2^−149 for any d here.
 __device__ __forceinline__ float highDimExactLowerBound(float dist, int d) {
   const float u = 5.9604645e-8f;
-  return sqrtf(dist * (1.0f - (2.04f * static_cast<float>(d + 4) + 2.0f) * u)) *
-         (1.0f - kBoundSlack);
+  const float square = dist * (1.0f - (2.04f * static_cast<float>(d + 4) + 2.0f) * u) - 1e-30f;
+  return sqrtf(fmaxf(0.0f, square)) * (1.0f - kBoundSlack);
 }
 
 /// The run's drift D as the high-dimensional bounds use it. Each update grows D by its largest

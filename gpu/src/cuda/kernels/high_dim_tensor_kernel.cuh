@@ -141,7 +141,6 @@ __global__ void __launch_bounds__(kHdThreads, hdMinBlocks(MT, kPass == HdPass::k
   __shared__ unsigned tile_rows[BM];  // the block's rows (index), ~0u past the end
   // Collect: each row's centroids within its threshold (the first CM) and how many there were.
   __shared__ unsigned list_count[kLists];
-  __shared__ float list_value[kLists][CM];
   __shared__ int list_index[kLists][CM];
   // Split: the tile's rows its warps search over all k (their slots), and what they found.
   constexpr int kSearches = kSplit ? BM : 1;
@@ -406,10 +405,7 @@ __global__ void __launch_bounds__(kHdThreads, hdMinBlocks(MT, kPass == HdPass::k
                   if (v <= threshold[mt][h]) {
                     const int r = wm * (BM / 2) + 16 * mt + 8 * h + g;
                     const unsigned slot = atomicAdd(&list_count[r], 1u);
-                    if (slot < CM) {
-                      list_value[r][slot] = v;
-                      list_index[r][slot] = j;
-                    }
+                    if (slot < CM) list_index[r][slot] = j;
                   }
                 } else {
                   // Three terms: rarely kept late in a row; one term: branch-free.
